@@ -1,0 +1,24 @@
+// Executing upstream's setup.py with setuptools.setup swapped for a native
+// callable that records its keyword arguments (seed 4.1: the module defines
+// all its functions and classes, and setup() is captured, not run).
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <filesystem>
+
+namespace ascend_setup {
+
+struct CapturedSetup {
+  pybind11::module_ module;  // registered as sys.modules["setup"]
+  pybind11::dict kwargs;     // the last setup() call's keyword arguments, in call order
+  pybind11::object real_setup;
+};
+
+// Runs `setup_py` as module "setup" with __file__ set as `python setup.py`
+// does; setuptools.setup is restored afterwards, also when setup.py raised.
+// Python errors propagate as error_already_set; setup() never being called
+// throws Error(upstream_mismatch); a second call logs a warning.
+CapturedSetup capture_setup(const std::filesystem::path& setup_py);
+
+}  // namespace ascend_setup

@@ -1,0 +1,33 @@
+// The host's command line: `ascend-setup [HOST OPTIONS] [--] [SETUP.PY ARGUMENTS]`.
+// Host options are recognised only before the first argument that is not one;
+// everything after it (and after a `--`) goes to setup.py untouched.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ascend_setup {
+
+enum class DumpMode { none, rewritten, captured, diff };
+
+struct HostOptions {
+  std::filesystem::path source_dir = ".";
+  std::optional<std::filesystem::path> setup_py;
+  std::optional<std::filesystem::path> profile;
+  std::optional<std::filesystem::path> python;
+  std::string log_level = "info";
+  DumpMode dump = DumpMode::none;
+  bool trust_source_dir = false;
+  bool host_version = false;
+  bool help = false;
+  std::string help_text;  // filled when help is true
+  std::vector<std::string> setup_args;
+};
+
+// Parses argv. The default log level comes from ASCEND_SETUP_LOG_LEVEL.
+// Throws Error(exit_code::usage) with CLI11's message on a bad host option.
+HostOptions parse_command_line(const std::vector<std::string>& argv);
+
+}  // namespace ascend_setup

@@ -1,0 +1,56 @@
+// The embedded CPython: which interpreter it stands for, how it is started
+// (PyConfig, never a Python-level bootstrap script), and how a Python error
+// becomes the host's exit code.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ascend_setup {
+
+// The Python interpreter the embedded one poses as: sys.executable, the
+// prefix (a venv's included) and site-packages come from it.
+struct Interpreter {
+  std::filesystem::path executable;
+  std::string version;  // "major.minor"
+};
+
+// --python PATH, else $VIRTUAL_ENV/bin/python, else the interpreter the binary
+// was built against. Throws Error when it is missing or its major.minor
+// differs from the linked libpython's.
+Interpreter choose_interpreter(const std::optional<std::filesystem::path>& explicit_python);
+
+// The major.minor of the linked libpython, e.g. "3.11".
+std::string linked_python_version();
+
+// Owns the interpreter for its lifetime. sys.argv = [script, args...],
+// sys.path[0] = path0; SIGINT raises KeyboardInterrupt.
+class EmbeddedPython {
+ public:
+  EmbeddedPython(const Interpreter& interpreter, const std::filesystem::path& script,
+                 const std::vector<std::string>& args, const std::filesystem::path& path0);
+  ~EmbeddedPython();
+  EmbeddedPython(const EmbeddedPython&) = delete;
+  EmbeddedPython& operator=(const EmbeddedPython&) = delete;
+};
+
+// Where a run was when Python raised: named in the one-line error.
+enum class Phase { loading_setup_py, patching, calling_setup };
+std::string_view phase_name(Phase phase);
+
+// Reports a Python exception the way `python setup.py` would and returns the
+// exit code: SystemExit(n) -> n (its message printed, no traceback);
+// KeyboardInterrupt -> 130; an ascend_setup Error raised through Python ->
+// its own message and code; anything else -> traceback, one line naming the
+// phase, 1. Tracebacks are always shown at --log-level debug.
+int report_python_error(pybind11::error_already_set& error, Phase phase);
+
+// Flushes sys.stdout and sys.stderr (before the host writes to stdout itself).
+void flush_python_streams();
+
+}  // namespace ascend_setup

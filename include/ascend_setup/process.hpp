@@ -1,0 +1,29 @@
+// Runs a program to completion and collects its output: used by the host for
+// short queries (an interpreter's version) and by the end-to-end tests.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ascend_setup {
+
+struct ProcessSpec {
+  std::vector<std::string> argv;  // argv[0] is looked up on PATH when it has no '/'
+  std::optional<std::filesystem::path> cwd;
+  std::map<std::string, std::optional<std::string>> env_changes;  // nullopt unsets
+  std::string stdin_text;
+};
+
+struct ProcessResult {
+  int exit_code = -1;  // 128 + signal number when killed by a signal
+  std::string out;
+  std::string err;
+};
+
+// Throws Error when the program cannot be started at all.
+ProcessResult run_process(const ProcessSpec& spec);
+
+}  // namespace ascend_setup

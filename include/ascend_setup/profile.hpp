@@ -1,0 +1,105 @@
+// The version profile: every constant of one triton-ascend layer (defaults,
+// pins, URLs, patch names, cmake flags, tool paths, hitest variables). The
+// built-in one is patches/triton-ascend-3.6.0.toml compiled into the binary.
+// Loading validates every key; a malformed profile throws Error naming the
+// file, the line and the key.
+#pragma once
+
+#include "ascend_setup/environment.hpp"
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ascend_setup {
+
+struct PatchFile {
+  std::string file;
+  bool optional = false;
+};
+
+struct Profile {
+  std::string source;  // where it came from: a path or "built-in"
+  std::string name;
+
+  EnvList env_defaults;
+
+  struct Switches {
+    std::string distributed, manylinux, coverage, dev_mode, release_mode;
+  } switches;
+
+  std::string backend_name;
+
+  struct Version {
+    std::string file, fallback, override_env, suffix_env;
+    int git_hash_length = 8;
+  } version;
+
+  struct Metadata {
+    std::string name_env, default_name, url, readme, readme_content_type;
+    std::vector<std::string> install_requires;
+    std::map<std::string, std::vector<std::string>> install_requires_by_arch;
+  } metadata;
+
+  // architecture key -> uname machine names
+  std::map<std::string, std::vector<std::string>> architectures;
+
+  struct Llvm {
+    std::string hash_file;
+    int rev_length = 8;
+    std::string patch_dir, patch_prefix, patch_suffix;
+    int patch_hash_length = 8;
+    std::string no_patch_hash, name, sym_name, url, suffix_env;
+    std::string include_flag, lib_flag, syspath_var, user_configured_name;
+    int ubuntu_min_glibc = 229;
+  } llvm;
+
+  struct Patches {
+    std::string directory;
+    PatchFile main, dev;
+  } patches;
+
+  struct Build {
+    std::string min_cmake, ir_tag_env, ir_tag_arg, distributed_arg;
+    std::vector<std::string> cmake_args, tools;
+  } build;
+
+  struct Wheel {
+    std::vector<std::string> manylinux_platforms;
+    std::string linux_wheel_glob;
+  } wheel;
+
+  struct Distributed {
+    std::string submodule, package, package_root, link;
+    std::vector<std::string> package_data;
+  } distributed;
+
+  struct Coverage {
+    std::string cmake_arg;
+    EnvList inputs, set, prepend_paths;
+    std::vector<std::string> clean_prefixes, clean_names;
+  } coverage;
+};
+
+// The TOML text of the built-in profile.
+std::string_view builtin_profile_text();
+
+// Parses and validates a profile. `source` names it in error messages.
+Profile parse_profile(std::string_view text, const std::string& source);
+
+// Reads a profile file. Throws Error when it cannot be read or is malformed.
+Profile load_profile_file(const std::filesystem::path& path);
+
+// The profile a run uses: `explicit_path` when given, else
+// `<tree_root>/ascend-setup.toml` when present, else the built-in one.
+Profile select_profile(const std::optional<std::filesystem::path>& explicit_path,
+                       const std::filesystem::path& tree_root);
+
+// Maps a uname machine name to an architecture key of the profile.
+// Throws Error on an architecture the profile does not list.
+std::string architecture_key(const Profile& profile, const std::string& machine);
+
+}  // namespace ascend_setup

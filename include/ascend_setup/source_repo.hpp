@@ -1,0 +1,38 @@
+// The source tree's git checkout, read with libgit2 (no git process): HEAD's
+// abbreviated id and branch. Works for worktrees and submodules (`.git` is a
+// file there), detached HEAD and shallow clones. Never writes git config.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+struct git_repository;
+
+namespace ascend_setup {
+
+class SourceRepo {
+ public:
+  // Opens the checkout whose work tree is exactly `tree_root` (no search
+  // upwards). Returns nullopt when `tree_root` is not a git checkout.
+  // Throws Error when it is one that cannot be read (ownership check, corrupt).
+  static std::optional<SourceRepo> open(const std::filesystem::path& tree_root);
+
+  // HEAD's id abbreviated to at least `min_length` hex digits, longer when
+  // needed to be unique, as `git rev-parse --short=N HEAD`.
+  // nullopt when HEAD has no commit yet.
+  std::optional<std::string> head_short_id(int min_length) const;
+
+  // The branch HEAD points at, or nullopt on a detached HEAD.
+  std::optional<std::string> branch() const;
+
+  // Lifts libgit2's repository ownership check for this process only.
+  static void trust_all_owners();
+
+ private:
+  explicit SourceRepo(git_repository* repo);
+  std::shared_ptr<git_repository> repo_;
+};
+
+}  // namespace ascend_setup

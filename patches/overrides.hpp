@@ -1,0 +1,47 @@
+// The Ascend overrides of upstream's setup module (seed 4.5-4.8, 5): one unit
+// per patch point, each in its own file, each wrapping the upstream name and
+// falling back to it where the seed says so. Applied in this order by
+// apply_overrides().
+#pragma once
+
+#include "ascend_setup/platform_info.hpp"
+#include "ascend_setup/profile.hpp"
+
+#include <pybind11/pybind11.h>
+
+#include <filesystem>
+#include <memory>
+#include <string_view>
+
+namespace ascend_setup {
+
+struct OverrideContext {
+  pybind11::module_ module;
+  pybind11::dict captured_kwargs;
+  std::shared_ptr<const Profile> profile;
+  std::filesystem::path tree_root;
+  PlatformInfo platform;
+
+  // The module's attribute `name`. Throws Error(upstream_mismatch) naming it
+  // and `override_name` when upstream renamed or removed it.
+  pybind11::object upstream(const char* name, std::string_view override_name) const;
+};
+
+// backends = [BackendInstaller.prepare("<backend>"), *backends]
+void override_backends(const OverrideContext& context);
+// get_llvm_package_info -> the Ascend LLVM build (upstream's where there is none)
+void override_llvm_package_info(const OverrideContext& context);
+// get_package_dirs, get_packages, add_links -> plus the distributed package
+void override_distributed_package(const OverrideContext& context);
+// CMakeBuild -> the Ascend subclass
+void override_cmake_build(const OverrideContext& context);
+// bdist_wheel -> BuildWheel, the Ascend subclass
+void override_build_wheel(const OverrideContext& context);
+
+void apply_overrides(const OverrideContext& context);
+
+// Creates `class <name>(base)` in the module, as if setup.py had defined it.
+pybind11::object define_subclass(const OverrideContext& context, const char* name,
+                                 const pybind11::object& base, const char* doc);
+
+}  // namespace ascend_setup

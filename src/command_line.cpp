@@ -1,0 +1,84 @@
+#include "ascend_setup/command_line.hpp"
+
+#include "ascend_setup/environment.hpp"
+#include "ascend_setup/error.hpp"
+
+#include <CLI/CLI.hpp>
+
+namespace ascend_setup {
+
+HostOptions parse_command_line(const std::vector<std::string>& argv) {
+  HostOptions options;
+  options.log_level = get_env("ASCEND_SETUP_LOG_LEVEL").value_or("info");
+
+  CLI::App app{
+      "ascend-setup: the Ascend build entry of triton-ascend. Runs upstream's setup.py with "
+      "the Ascend layer applied; every argument after the host options goes to setup.py "
+      "(setup.py's own help: ascend-setup -- --help).",
+      "ascend-setup"};
+  // Stop at the first argument that is not a host option: the rest is setup.py's.
+  app.prefix_command();
+  app.set_help_flag("--help", "Print this help (setup.py's help: ascend-setup -- --help)");
+
+  std::string source_dir;
+  std::string setup_py;
+  std::string profile;
+  std::string python;
+  std::string dump;
+  app.add_option("-C,--source-dir", source_dir, "Source tree to build (default: current directory)");
+  app.add_option("--setup-py", setup_py, "Upstream setup.py to run (default: <source dir>/setup.py)");
+  app.add_option("--profile", profile,
+                 "Version profile (default: <source dir>/ascend-setup.toml, else the built-in one)");
+  app.add_option("--python", python,
+                 "Python interpreter to pose as (default: $VIRTUAL_ENV/bin/python, else the "
+                 "one ascend-setup was built against)");
+  app.add_option("--log-level", options.log_level,
+                 "trace|debug|info|warn|error (default: $ASCEND_SETUP_LOG_LEVEL or info)")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
+  // A flag with an optional "=MODE": it never takes the next argument, which is setup.py's.
+  app.add_flag("--dump-kwargs{rewritten}", dump,
+               "Print setup()'s kwargs as JSON and run nothing: "
+               "--dump-kwargs[=rewritten|captured|diff]")
+      ->check(CLI::IsMember({"rewritten", "captured", "diff"}));
+  app.add_flag("--trust-source-dir", options.trust_source_dir,
+               "Read a git checkout owned by another user (this process only)");
+  app.add_flag("--host-version", options.host_version, "Print ascend-setup's own version");
+
+  std::vector<std::string> reversed(argv.rbegin(), argv.rend() - (argv.empty() ? 0 : 1));
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    options.help = true;
+    options.help_text = app.help();
+    return options;
+  } catch (const CLI::ParseError& error) {
+    throw Error(std::string(error.what()) + " (see ascend-setup --help)", exit_code::usage);
+  }
+
+  if (!source_dir.empty()) {
+    options.source_dir = source_dir;
+  }
+  if (!setup_py.empty()) {
+    options.setup_py = setup_py;
+  }
+  if (!profile.empty()) {
+    options.profile = profile;
+  }
+  if (!python.empty()) {
+    options.python = python;
+  }
+  if (dump == "rewritten") {
+    options.dump = DumpMode::rewritten;
+  } else if (dump == "captured") {
+    options.dump = DumpMode::captured;
+  } else if (dump == "diff") {
+    options.dump = DumpMode::diff;
+  }
+  options.setup_args = app.remaining();
+  if (!options.setup_args.empty() && options.setup_args.front() == "--") {
+    options.setup_args.erase(options.setup_args.begin());
+  }
+  return options;
+}
+
+}  // namespace ascend_setup

@@ -1,0 +1,217 @@
+#include "ascend_setup/embedded_python.hpp"
+
+#include "ascend_setup/environment.hpp"
+#include "ascend_setup/error.hpp"
+#include "ascend_setup/log.hpp"
+#include "ascend_setup/process.hpp"
+
+#include <pybind11/embed.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <regex>
+
+namespace py = pybind11;
+
+namespace ascend_setup {
+
+namespace {
+
+// The Python class an Error becomes while it crosses Python code (an override
+// called by setuptools), so that main() still sees its message and exit code.
+PyObject* host_error_type = nullptr;
+
+void install_error_bridge() {
+  host_error_type = PyErr_NewException("ascend_setup.HostError", PyExc_RuntimeError, nullptr);
+  py::register_exception_translator([](std::exception_ptr thrown) {
+    try {
+      if (thrown) {
+        std::rethrow_exception(thrown);
+      }
+    } catch (const Error& error) {
+      py::object instance = py::reinterpret_borrow<py::object>(host_error_type)(error.what());
+      instance.attr("exit_code") = error.exit_code();
+      PyErr_SetObject(host_error_type, instance.ptr());
+    }
+  });
+}
+
+std::optional<std::string> major_minor(const std::string& text) {
+  static const std::regex pattern(R"((\d+)\.(\d+)(\.\d+)?.*)");
+  std::smatch match;
+  if (std::regex_match(text, match, pattern)) {
+    return match[1].str() + "." + match[2].str();
+  }
+  return std::nullopt;
+}
+
+// A venv's pyvenv.cfg names the interpreter version; anything else is asked.
+std::string interpreter_version(const std::filesystem::path& executable) {
+  std::ifstream cfg(executable.parent_path().parent_path() / "pyvenv.cfg");
+  std::string line;
+  static const std::regex entry(R"(^\s*(version|version_info)\s*=\s*(\S+)\s*$)");
+  while (std::getline(cfg, line)) {
+    std::smatch match;
+    if (std::regex_match(line, match, entry)) {
+      if (auto version = major_minor(match[2].str())) {
+        return *version;
+      }
+    }
+  }
+  const ProcessResult result = run_process(
+      {{executable.string(), "-I", "-S", "-c", "import sys; print('%d.%d' % sys.version_info[:2])"},
+       {}, {}, {}});
+  auto version = major_minor(result.out);
+  if (result.exit_code != 0 || !version) {
+    throw Error(executable.string() + " does not run as a Python interpreter (exit code " +
+                std::to_string(result.exit_code) + ")");
+  }
+  return *version;
+}
+
+void print_traceback(py::error_already_set& error) {
+  py::module_::import("traceback").attr("print_exception")(error.type(), error.value(),
+                                                           error.trace());
+}
+
+}  // namespace
+
+std::string linked_python_version() {
+  return std::to_string(PY_MAJOR_VERSION) + "." + std::to_string(PY_MINOR_VERSION);
+}
+
+Interpreter choose_interpreter(const std::optional<std::filesystem::path>& explicit_python) {
+  std::filesystem::path executable;
+  std::string origin;
+  if (explicit_python) {
+    executable = *explicit_python;
+    origin = "--python";
+  } else if (auto venv = get_env("VIRTUAL_ENV"); venv && !venv->empty()) {
+    executable = std::filesystem::path(*venv) / "bin" / "python";
+    origin = "$VIRTUAL_ENV";
+  } else {
+    return {ASCEND_SETUP_PYTHON_EXECUTABLE, linked_python_version()};
+  }
+  // Keep the path as given: a venv's python is a symlink, and resolving it
+  // would lose the venv.
+  executable = std::filesystem::absolute(executable);
+  if (!std::filesystem::exists(executable) || access(executable.c_str(), X_OK) != 0) {
+    throw Error(origin + " names " + executable.string() + ", which is not an executable file");
+  }
+  const std::string version = interpreter_version(executable);
+  if (version != linked_python_version()) {
+    throw Error(origin + " names " + executable.string() + ", a Python " + version +
+                ", but ascend-setup is linked against libpython " + linked_python_version() +
+                ": use a Python " + linked_python_version() +
+                " interpreter or build ascend-setup against Python " + version);
+  }
+  return {executable, version};
+}
+
+EmbeddedPython::EmbeddedPython(const Interpreter& interpreter, const std::filesystem::path& script,
+                               const std::vector<std::string>& args,
+                               const std::filesystem::path& path0) {
+  PyConfig config;
+  PyConfig_InitPythonConfig(&config);
+  config.parse_argv = 0;               // argv is setup.py's, not Python's
+  config.install_signal_handlers = 1;  // Ctrl-C raises KeyboardInterrupt
+  // sys.executable must be a real interpreter: upstream hands it to CMake as
+  // Python3_EXECUTABLE and setuptools spawns it. It also locates a venv.
+  PyStatus status = PyConfig_SetBytesString(&config, &config.executable,
+                                            interpreter.executable.c_str());
+  if (!PyStatus_Exception(status)) {
+    status = PyConfig_SetBytesString(&config, &config.program_name,
+                                     interpreter.executable.c_str());
+  }
+  if (PyStatus_Exception(status)) {
+    PyConfig_Clear(&config);
+    throw Error("cannot configure the embedded Python interpreter");
+  }
+  std::vector<std::string> argv_strings{script.string()};
+  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+  std::vector<const char*> argv;
+  for (const auto& arg : argv_strings) {
+    argv.push_back(arg.c_str());
+  }
+  try {
+    py::initialize_interpreter(&config, static_cast<int>(argv.size()), argv.data(), false);
+  } catch (const std::exception& error) {
+    throw Error(std::string("cannot start the embedded Python interpreter: ") + error.what());
+  }
+  py::module_::import("sys").attr("path").attr("insert")(0, path0.string());
+  install_error_bridge();
+  spdlog::debug("embedded Python {} as {}", linked_python_version(),
+                interpreter.executable.string());
+}
+
+EmbeddedPython::~EmbeddedPython() { py::finalize_interpreter(); }
+
+std::string_view phase_name(Phase phase) {
+  switch (phase) {
+    case Phase::loading_setup_py:
+      return "loading setup.py";
+    case Phase::patching:
+      return "patching the setup module";
+    case Phase::calling_setup:
+      return "running setup()";
+  }
+  return "";
+}
+
+int report_python_error(py::error_already_set& error, Phase phase) {
+  const bool traceback_always = debug_logging();
+  if (error.matches(PyExc_SystemExit)) {
+    // As `python setup.py` exits: None -> 0, an int -> itself, else the message and 1.
+    py::object code = error.value().attr("code");
+    if (traceback_always) {
+      print_traceback(error);
+    }
+    if (code.is_none()) {
+      return 0;
+    }
+    if (py::isinstance<py::int_>(code)) {
+      return code.cast<int>();
+    }
+    py::module_ sys = py::module_::import("sys");
+    sys.attr("stderr").attr("write")(py::str(code) + py::str("\n"));
+    flush_python_streams();
+    return 1;
+  }
+  if (error.matches(PyExc_KeyboardInterrupt)) {
+    if (traceback_always) {
+      print_traceback(error);
+    }
+    flush_python_streams();
+    spdlog::error("interrupted while {}", phase_name(phase));
+    return exit_code::interrupted;
+  }
+  if (host_error_type != nullptr && error.matches(host_error_type)) {
+    if (traceback_always) {
+      print_traceback(error);
+    }
+    flush_python_streams();
+    const int code = error.value().attr("exit_code").cast<int>();
+    spdlog::error("{}", py::str(error.value()).cast<std::string>());
+    return code;
+  }
+  print_traceback(error);
+  flush_python_streams();
+  spdlog::error("Python raised {} while {} (the traceback above shows where)",
+                py::str(error.type().attr("__name__")).cast<std::string>(), phase_name(phase));
+  return exit_code::python_error;
+}
+
+void flush_python_streams() {
+  py::module_ sys = py::module_::import("sys");
+  for (const char* name : {"stdout", "stderr"}) {
+    py::object stream = sys.attr(name);
+    if (!stream.is_none()) {
+      try {
+        stream.attr("flush")();
+      } catch (py::error_already_set&) {
+      }
+    }
+  }
+}
+
+}  // namespace ascend_setup

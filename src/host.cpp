@@ -1,0 +1,113 @@
+#include "ascend_setup/host.hpp"
+
+#include "overrides.hpp"
+#include "ascend_setup/captured_setup.hpp"
+#include "ascend_setup/embedded_python.hpp"
+#include "ascend_setup/error.hpp"
+#include "ascend_setup/kwargs_json.hpp"
+#include "ascend_setup/setup_kwargs.hpp"
+#include "ascend_setup/source_repo.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+
+namespace py = pybind11;
+
+namespace ascend_setup {
+
+namespace {
+
+struct SourceTree {
+  std::filesystem::path root;       // absolute; the process's cwd from here on
+  std::filesystem::path setup_py;   // absolute
+  std::filesystem::path script;     // sys.argv[0]: relative to root when inside it
+};
+
+// Upstream expects to run from the tree root (cwd-relative paths everywhere).
+SourceTree enter_source_tree(const HostOptions& options) {
+  SourceTree tree;
+  std::error_code ec;
+  tree.root = std::filesystem::weakly_canonical(std::filesystem::absolute(options.source_dir), ec);
+  if (ec || !std::filesystem::is_directory(tree.root)) {
+    throw Error("source directory " + options.source_dir.string() + " does not exist");
+  }
+  tree.setup_py = options.setup_py ? std::filesystem::absolute(*options.setup_py)
+                                   : tree.root / "setup.py";
+  if (!std::filesystem::is_regular_file(tree.setup_py)) {
+    throw Error(options.setup_py
+                    ? "--setup-py " + options.setup_py->string() + " is not a file"
+                    : tree.root.string() +
+                          " has no setup.py: run ascend-setup in a triton-ascend source tree "
+                          "or pass -C DIR");
+  }
+  const auto relative = tree.setup_py.lexically_relative(tree.root);
+  tree.script = !relative.empty() && *relative.begin() != ".." ? relative : tree.setup_py;
+  std::filesystem::current_path(tree.root);
+  return tree;
+}
+
+void print_json(const nlohmann::ordered_json& value) {
+  flush_python_streams();
+  std::cout << value.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
+            << std::endl;
+}
+
+// Seed 4.1 from "capture setup()" on; every Python object lives in here, so
+// that none outlives the interpreter.
+int run_setup_py(const HostOptions& options, const SourceTree& tree,
+                 const std::shared_ptr<const Profile>& profile) {
+  Phase phase = Phase::loading_setup_py;
+  try {
+    CapturedSetup captured = capture_setup(tree.setup_py);
+    if (options.dump == DumpMode::captured) {
+      print_json(to_json(captured.kwargs));
+      return exit_code::ok;
+    }
+    const nlohmann::ordered_json captured_json =
+        options.dump == DumpMode::diff ? to_json(captured.kwargs) : nlohmann::ordered_json();
+
+    phase = Phase::patching;
+    const PlatformInfo platform = current_platform();
+    apply_overrides({captured.module, captured.kwargs, profile, tree.root, platform});
+    py::dict kwargs =
+        rewrite_setup_kwargs(captured.kwargs, captured.module, *profile, tree.root, platform);
+    if (options.dump == DumpMode::rewritten) {
+      print_json(to_json(kwargs));
+      return exit_code::ok;
+    }
+    if (options.dump == DumpMode::diff) {
+      print_json(kwargs_diff(captured_json, to_json(kwargs)));
+      return exit_code::ok;
+    }
+
+    phase = Phase::calling_setup;
+    captured.real_setup(**kwargs);
+    flush_python_streams();
+    return exit_code::ok;
+  } catch (py::error_already_set& error) {
+    return report_python_error(error, phase);
+  }
+}
+
+}  // namespace
+
+int run_host(const HostOptions& options) {
+  if (options.trust_source_dir) {
+    SourceRepo::trust_all_owners();
+  }
+  const SourceTree tree = enter_source_tree(options);
+  auto profile = std::make_shared<const Profile>(select_profile(options.profile, tree.root));
+  spdlog::debug("profile {} from {}", profile->name, profile->source);
+
+  // Seed 4.2: the Ascend defaults; a value the user set wins.
+  for (const auto& name : apply_env_defaults(profile->env_defaults)) {
+    spdlog::debug("default {}={}", name, get_env(name).value_or(""));
+  }
+
+  const Interpreter interpreter = choose_interpreter(options.python);
+  EmbeddedPython python(interpreter, tree.script, options.setup_args, tree.root);
+  return run_setup_py(options, tree, profile);
+}
+
+}  // namespace ascend_setup

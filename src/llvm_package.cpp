@@ -1,0 +1,131 @@
+#include "ascend_setup/llvm_package.hpp"
+
+#include "ascend_setup/error.hpp"
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <fstream>
+#include <memory>
+#include <regex>
+#include <sstream>
+
+namespace ascend_setup {
+
+namespace {
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+// "2.36" -> 236; nullopt when the text is not "<major>.<minor>[...]".
+std::optional<int> glibc_number(const std::optional<std::string>& version) {
+  static const std::regex pattern(R"(^(\d+)\.(\d+).*$)");
+  std::smatch match;
+  if (!version || !std::regex_match(*version, match, pattern)) {
+    return std::nullopt;
+  }
+  return std::stoi(match[1]) * 100 + std::stoi(match[2]);
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw Error("cannot read " + path.string() + " (needed for the LLVM package name)");
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+std::string llvm_patch_hash(const std::filesystem::path& patch_dir, const std::string& prefix,
+                            const std::string& suffix, int length, const std::string& none) {
+  std::vector<std::filesystem::path> files;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(patch_dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file() && name.rfind(prefix, 0) == 0 && name.size() >= suffix.size() &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      files.push_back(entry.path());
+    }
+  }
+  if (files.empty()) {
+    return none;
+  }
+  std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
+    return a.filename().string() < b.filename().string();
+  });
+
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
+  for (const auto& file : files) {
+    const std::string bytes = read_file(file);
+    EVP_DigestUpdate(ctx.get(), bytes.data(), bytes.size());
+  }
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int digest_length = 0;
+  EVP_DigestFinal_ex(ctx.get(), digest, &digest_length);
+
+  static const char* digits = "0123456789abcdef";
+  std::string hex;
+  for (unsigned int i = 0; i < digest_length; ++i) {
+    hex += digits[digest[i] >> 4];
+    hex += digits[digest[i] & 0xf];
+  }
+  return hex.substr(0, static_cast<size_t>(length));
+}
+
+LlvmChoice choose_llvm_package(const Profile::Llvm& profile, const PlatformInfo& platform,
+                               const std::string& env_suffix,
+                               const std::filesystem::path& tree_root) {
+  // Upstream's architecture names for LLVM builds.
+  std::string arch = platform.machine;
+  if (arch == "x86_64") {
+    arch = "x64";
+  } else if (arch == "aarch64") {
+    arch = "arm64";
+  }
+
+  std::string system_suffix;
+  if (!env_suffix.empty()) {
+    system_suffix = env_suffix;
+  } else if (platform.system == "Darwin") {
+    system_suffix = "macos-" + arch;
+  } else if (platform.system == "Linux" && arch == "arm64") {
+    system_suffix = platform.os_id == "almalinux" ? "almalinux-arm64" : "ubuntu-arm64";
+  } else if (platform.system == "Linux" && arch == "x64") {
+    // The Python entry crashed here on musl (platform.libc_ver() gives no version).
+    const std::optional<int> glibc = glibc_number(platform.glibc);
+    if (!glibc) {
+      return UserConfiguredLlvm{"the C library reports no glibc version (musl?), so no Ascend "
+                                "LLVM build can be chosen; building against a user-configured "
+                                "LLVM (set " +
+                                profile.syspath_var + " or " + profile.suffix_env + ")"};
+    }
+    system_suffix = *glibc >= profile.ubuntu_min_glibc ? "ubuntu-x64" : "almalinux-x64";
+  } else {
+    return UseUpstreamLlvm{};
+  }
+
+  const std::string rev = read_file(tree_root / profile.hash_file).substr(0, profile.rev_length);
+  const std::string patch_hash =
+      llvm_patch_hash(tree_root / profile.patch_dir, profile.patch_prefix, profile.patch_suffix,
+                      profile.patch_hash_length, profile.no_patch_hash);
+  auto expand = [&](std::string text) {
+    text = replace_all(text, "{rev}", rev);
+    text = replace_all(text, "{patch_hash}", patch_hash);
+    return replace_all(text, "{suffix}", system_suffix);
+  };
+  LlvmPackage package;
+  package.name = expand(profile.name);
+  package.sym_name = expand(profile.sym_name);
+  package.url = replace_all(profile.url, "{name}", package.name);
+  return package;
+}
+
+}  // namespace ascend_setup

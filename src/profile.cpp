@@ -1,0 +1,313 @@
+#include "ascend_setup/profile.hpp"
+
+#include "ascend_setup/error.hpp"
+
+#include <toml++/toml.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace ascend_setup {
+
+namespace {
+
+// Reads one TOML table, remembering which keys were used so that unknown
+// keys (typos) are reported instead of silently ignored.
+class TableReader {
+ public:
+  TableReader(const toml::table& table, std::string path, const std::string& source)
+      : table_(table), path_(std::move(path)), source_(source) {}
+
+  std::string string(const std::string& key) {
+    const toml::node& node = require(key);
+    if (const auto* value = node.as_string()) {
+      return value->get();
+    }
+    fail(node, key, "expected a string");
+  }
+
+  bool boolean(const std::string& key, bool fallback) {
+    const toml::node* node = find(key);
+    if (node == nullptr) {
+      return fallback;
+    }
+    if (const auto* value = node->as_boolean()) {
+      return value->get();
+    }
+    fail(*node, key, "expected true or false");
+  }
+
+  int integer(const std::string& key) {
+    const toml::node& node = require(key);
+    if (const auto* value = node.as_integer()) {
+      return static_cast<int>(value->get());
+    }
+    fail(node, key, "expected an integer");
+  }
+
+  std::vector<std::string> strings(const std::string& key) {
+    const toml::node& node = require(key);
+    return string_array(node, key);
+  }
+
+  // An array of [name, value] string pairs.
+  EnvList pairs(const std::string& key) {
+    const toml::node& node = require(key);
+    const auto* array = node.as_array();
+    if (array == nullptr) {
+      fail(node, key, "expected an array of [name, value] pairs");
+    }
+    EnvList result;
+    for (const toml::node& item : *array) {
+      std::vector<std::string> pair = string_array(item, key);
+      if (pair.size() != 2) {
+        fail(item, key, "expected a [name, value] pair of two strings");
+      }
+      result.emplace_back(pair[0], pair[1]);
+    }
+    return result;
+  }
+
+  // A table whose every value is an array of strings.
+  std::map<std::string, std::vector<std::string>> string_lists(const std::string& key) {
+    TableReader inner = table(key);
+    std::map<std::string, std::vector<std::string>> result;
+    for (const auto& [name, node] : inner.table_) {
+      const std::string name_text(name.str());
+      result[name_text] = inner.strings(name_text);
+    }
+    inner.finish();
+    return result;
+  }
+
+  TableReader table(const std::string& key) {
+    const toml::node& node = require(key);
+    if (const auto* value = node.as_table()) {
+      return TableReader(*value, qualified(key), source_);
+    }
+    fail(node, key, "expected a table");
+  }
+
+  void finish() const {
+    for (const auto& [name, node] : table_) {
+      if (used_.count(std::string(name.str())) == 0) {
+        fail(node, std::string(name.str()), "unknown key");
+      }
+    }
+  }
+
+ private:
+  const toml::node* find(const std::string& key) {
+    used_.insert(key);
+    return table_.get(key);
+  }
+
+  const toml::node& require(const std::string& key) {
+    const toml::node* node = find(key);
+    if (node == nullptr) {
+      throw Error(source_ + ":" + std::to_string(table_.source().begin.line) + ": missing key '" +
+                  qualified(key) + "'");
+    }
+    return *node;
+  }
+
+  std::vector<std::string> string_array(const toml::node& node, const std::string& key) {
+    const auto* array = node.as_array();
+    if (array == nullptr) {
+      fail(node, key, "expected an array of strings");
+    }
+    std::vector<std::string> result;
+    for (const toml::node& item : *array) {
+      const auto* value = item.as_string();
+      if (value == nullptr) {
+        fail(item, key, "expected an array of strings");
+      }
+      result.push_back(value->get());
+    }
+    return result;
+  }
+
+  [[noreturn]] void fail(const toml::node& node, const std::string& key,
+                         const std::string& what) const {
+    throw Error(source_ + ":" + std::to_string(node.source().begin.line) + ": key '" +
+                qualified(key) + "': " + what);
+  }
+
+  std::string qualified(const std::string& key) const {
+    return path_.empty() ? key : path_ + "." + key;
+  }
+
+  const toml::table& table_;
+  std::string path_;
+  const std::string& source_;
+  std::set<std::string> used_;
+};
+
+PatchFile read_patch_file(TableReader table) {
+  PatchFile patch;
+  patch.file = table.string("file");
+  patch.optional = table.boolean("optional", false);
+  table.finish();
+  return patch;
+}
+
+}  // namespace
+
+Profile parse_profile(std::string_view text, const std::string& source) {
+  toml::table root;
+  try {
+    root = toml::parse(text, source);
+  } catch (const toml::parse_error& error) {
+    throw Error(source + ":" + std::to_string(error.source().begin.line) +
+                ": malformed TOML: " + std::string(error.description()));
+  }
+
+  Profile profile;
+  profile.source = source;
+  TableReader top(root, "", source);
+
+  TableReader header = top.table("profile");
+  profile.name = header.string("name");
+  header.finish();
+
+  TableReader environment = top.table("environment");
+  profile.env_defaults = environment.pairs("defaults");
+  environment.finish();
+
+  TableReader switches = top.table("switches");
+  profile.switches = {switches.string("distributed"), switches.string("manylinux"),
+                      switches.string("coverage"), switches.string("dev_mode"),
+                      switches.string("release_mode")};
+  switches.finish();
+
+  TableReader backend = top.table("backend");
+  profile.backend_name = backend.string("name");
+  backend.finish();
+
+  TableReader version = top.table("version");
+  profile.version = {version.string("file"), version.string("fallback"),
+                     version.string("override_env"), version.string("suffix_env"),
+                     version.integer("git_hash_length")};
+  version.finish();
+
+  TableReader metadata = top.table("metadata");
+  profile.metadata.name_env = metadata.string("name_env");
+  profile.metadata.default_name = metadata.string("default_name");
+  profile.metadata.url = metadata.string("url");
+  profile.metadata.readme = metadata.string("readme");
+  profile.metadata.readme_content_type = metadata.string("readme_content_type");
+  profile.metadata.install_requires = metadata.strings("install_requires");
+  profile.metadata.install_requires_by_arch = metadata.string_lists("install_requires_by_arch");
+  metadata.finish();
+
+  profile.architectures = top.string_lists("architectures");
+
+  TableReader llvm = top.table("llvm");
+  Profile::Llvm& l = profile.llvm;
+  l.hash_file = llvm.string("hash_file");
+  l.rev_length = llvm.integer("rev_length");
+  l.patch_dir = llvm.string("patch_dir");
+  l.patch_prefix = llvm.string("patch_prefix");
+  l.patch_suffix = llvm.string("patch_suffix");
+  l.patch_hash_length = llvm.integer("patch_hash_length");
+  l.no_patch_hash = llvm.string("no_patch_hash");
+  l.name = llvm.string("name");
+  l.sym_name = llvm.string("sym_name");
+  l.url = llvm.string("url");
+  l.suffix_env = llvm.string("suffix_env");
+  l.include_flag = llvm.string("include_flag");
+  l.lib_flag = llvm.string("lib_flag");
+  l.syspath_var = llvm.string("syspath_var");
+  l.user_configured_name = llvm.string("user_configured_name");
+  l.ubuntu_min_glibc = llvm.integer("ubuntu_min_glibc");
+  llvm.finish();
+
+  TableReader patches = top.table("patches");
+  profile.patches.directory = patches.string("directory");
+  profile.patches.main = read_patch_file(patches.table("main"));
+  profile.patches.dev = read_patch_file(patches.table("dev"));
+  patches.finish();
+
+  TableReader build = top.table("build");
+  profile.build.min_cmake = build.string("min_cmake");
+  profile.build.ir_tag_env = build.string("ir_tag_env");
+  profile.build.ir_tag_arg = build.string("ir_tag_arg");
+  profile.build.cmake_args = build.strings("cmake_args");
+  profile.build.distributed_arg = build.string("distributed_arg");
+  profile.build.tools = build.strings("tools");
+  build.finish();
+
+  TableReader wheel = top.table("wheel");
+  profile.wheel.manylinux_platforms = wheel.strings("manylinux_platforms");
+  profile.wheel.linux_wheel_glob = wheel.string("linux_wheel_glob");
+  wheel.finish();
+
+  TableReader distributed = top.table("distributed");
+  profile.distributed.submodule = distributed.string("submodule");
+  profile.distributed.package = distributed.string("package");
+  profile.distributed.package_root = distributed.string("package_root");
+  profile.distributed.package_data = distributed.strings("package_data");
+  profile.distributed.link = distributed.string("link");
+  distributed.finish();
+
+  TableReader coverage = top.table("coverage");
+  profile.coverage.cmake_arg = coverage.string("cmake_arg");
+  profile.coverage.inputs = coverage.pairs("inputs");
+  profile.coverage.set = coverage.pairs("set");
+  profile.coverage.prepend_paths = coverage.pairs("prepend_paths");
+  profile.coverage.clean_prefixes = coverage.strings("clean_prefixes");
+  profile.coverage.clean_names = coverage.strings("clean_names");
+  coverage.finish();
+
+  top.finish();
+
+  if (profile.version.git_hash_length < 4 || profile.version.git_hash_length > 40) {
+    throw Error(source + ": key 'version.git_hash_length': expected a number from 4 to 40");
+  }
+  for (const auto& [arch, names] : profile.architectures) {
+    if (profile.metadata.install_requires_by_arch.count(arch) == 0) {
+      throw Error(source + ": key 'metadata.install_requires_by_arch': no entry for architecture '" +
+                  arch + "' listed under [architectures]");
+    }
+  }
+  return profile;
+}
+
+Profile load_profile_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw Error("cannot read profile " + path.string());
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_profile(text.str(), path.string());
+}
+
+Profile select_profile(const std::optional<std::filesystem::path>& explicit_path,
+                       const std::filesystem::path& tree_root) {
+  if (explicit_path) {
+    return load_profile_file(*explicit_path);
+  }
+  const std::filesystem::path in_tree = tree_root / "ascend-setup.toml";
+  if (std::filesystem::exists(in_tree)) {
+    return load_profile_file(in_tree);
+  }
+  return parse_profile(builtin_profile_text(), "built-in profile");
+}
+
+std::string architecture_key(const Profile& profile, const std::string& machine) {
+  std::string known;
+  for (const auto& [arch, names] : profile.architectures) {
+    for (const std::string& name : names) {
+      if (name == machine) {
+        return arch;
+      }
+      known += (known.empty() ? "" : ", ") + name;
+    }
+  }
+  throw Error("unsupported architecture '" + machine + "': the profile (" + profile.source +
+              ") knows " + known);
+}
+
+}  // namespace ascend_setup
