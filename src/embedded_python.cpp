@@ -37,7 +37,7 @@ void install_error_bridge() {
 }
 
 std::optional<std::string> major_minor(const std::string& text) {
-  static const std::regex pattern(R"((\d+)\.(\d+)(\.\d+)?.*)");
+  static const std::regex pattern(R"(\s*(\d+)\.(\d+)[\s\S]*)");
   std::smatch match;
   if (std::regex_match(text, match, pattern)) {
     return match[1].str() + "." + match[2].str();
@@ -70,8 +70,8 @@ std::string interpreter_version(const std::filesystem::path& executable) {
 }
 
 void print_traceback(py::error_already_set& error) {
-  py::module_::import("traceback").attr("print_exception")(error.type(), error.value(),
-                                                           error.trace());
+  py::object trace = error.trace() ? error.trace() : py::none();
+  py::module_::import("traceback").attr("print_exception")(error.type(), error.value(), trace);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cerrno>
 #include <cstring>
 
@@ -100,10 +101,21 @@ ProcessResult run_process(const ProcessSpec& spec) {
   std::vector<char*> argv_ptrs = pointers(argv);
   std::vector<char*> envp_ptrs = pointers(envp);
 
+  // A child gets default signal dispositions even when ours ignore SIGINT
+  // (a background job), so that Ctrl-C reaches it as it would from a shell.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGQUIT);
+  posix_spawnattr_setsigdefault(&attributes, &defaults);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
   pid_t pid = 0;
-  const int rc =
-      posix_spawnp(&pid, argv[0].c_str(), &actions, nullptr, argv_ptrs.data(), envp_ptrs.data());
+  const int rc = posix_spawnp(&pid, argv[0].c_str(), &actions, &attributes, argv_ptrs.data(),
+                              envp_ptrs.data());
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
   if (rc != 0) {
     throw Error("cannot run " + argv[0] + ": " + std::strerror(rc));
   }

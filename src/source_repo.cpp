@@ -3,6 +3,8 @@
 #include "ascend_setup/error.hpp"
 
 #include <git2.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace ascend_setup {
 
@@ -17,6 +19,11 @@ void ensure_libgit2() {
 std::string last_git_error() {
   const git_error* error = git_error_last();
   return error != nullptr && error->message != nullptr ? error->message : "unknown libgit2 error";
+}
+
+bool owned_by_someone_else(const std::filesystem::path& tree_root) {
+  struct stat info {};
+  return ::stat(tree_root.c_str(), &info) == 0 && info.st_uid != ::geteuid();
 }
 
 }  // namespace
@@ -37,7 +44,9 @@ std::optional<SourceRepo> SourceRepo::open(const std::filesystem::path& tree_roo
   git_repository* repo = nullptr;
   const int rc = git_repository_open_ext(&repo, tree_root.c_str(),
                                          GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);
-  if (rc == GIT_EOWNER) {
+  // libgit2 1.5 reports a refused owner either as GIT_EOWNER or, when no
+  // safe.directory is configured, as a missing config value: check the owner.
+  if (rc == GIT_EOWNER || (rc != 0 && owned_by_someone_else(tree_root))) {
     throw Error("the git checkout " + tree_root.string() +
                 " is owned by another user, so git refuses to read it; pass --trust-source-dir "
                 "to read it anyway (for this run only; no git configuration is changed)");

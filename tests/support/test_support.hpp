@@ -1,0 +1,59 @@
+// Shared by the test suites: temporary directories, copies of the example
+// tree, real git repositories and runs of the built ascend-setup binary.
+#pragma once
+
+#include "ascend_setup/process.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace test_support {
+
+namespace fs = std::filesystem;
+using Env = std::map<std::string, std::optional<std::string>>;
+
+// A fresh directory, removed with everything in it when the object dies.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+void write_file(const fs::path& path, const std::string& text);
+std::string read_file(const fs::path& path);
+
+// Copies examples/triton-3.6 to `dir`/tree and returns that path.
+fs::path copy_example_tree(const fs::path& dir);
+
+// Runs a command; fails the test when it exits non-zero. Returns stdout.
+std::string must_run(const std::vector<std::string>& argv, const fs::path& cwd, const Env& env = {});
+
+// The environment every git call of the tests uses: no global or system
+// configuration, a fixed identity.
+Env git_env(const fs::path& home);
+
+// `git init`, add everything, commit. Returns HEAD's full id.
+std::string make_git_repo(const fs::path& tree, const fs::path& home);
+
+// The environment of an offline build of the example tree: stub LLVM,
+// TRITON_OFFLINE_BUILD, caches under `home`, no venv, no host log level.
+Env offline_env(const fs::path& home);
+
+// Runs the built ascend-setup with `args` in `cwd`.
+ascend_setup::ProcessResult run_host(const std::vector<std::string>& args, const fs::path& cwd,
+                                     const Env& env);
+
+nlohmann::ordered_json parse_json(const std::string& text);
+
+}  // namespace test_support

@@ -1,0 +1,83 @@
+#include "ascend_setup/command_line.hpp"
+
+#include "ascend_setup/error.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace ascend_setup;
+
+namespace {
+HostOptions parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "ascend-setup");
+  return parse_command_line(args);
+}
+using Args = std::vector<std::string>;
+}  // namespace
+
+TEST(CommandLine, EverythingAfterHostOptionsGoesToSetupPy) {
+  const HostOptions options = parse({"-C", "tree", "bdist_wheel", "--dist-dir", "out", "-C", "x"});
+  EXPECT_EQ(options.source_dir, "tree");
+  EXPECT_EQ(options.setup_args, (Args{"bdist_wheel", "--dist-dir", "out", "-C", "x"}));
+}
+
+TEST(CommandLine, SetupPyGlobalOptionsPassThrough) {
+  EXPECT_EQ(parse({"--version"}).setup_args, Args{"--version"});
+  EXPECT_EQ(parse({"-q", "build"}).setup_args, (Args{"-q", "build"}));
+  EXPECT_EQ(parse({"--help-commands"}).setup_args, Args{"--help-commands"});
+  EXPECT_EQ(parse({"bdist_wheel", "--help"}).setup_args, (Args{"bdist_wheel", "--help"}));
+}
+
+TEST(CommandLine, DoubleDashEndsHostOptions) {
+  const HostOptions options = parse({"--log-level", "debug", "--", "--help"});
+  EXPECT_EQ(options.log_level, "debug");
+  EXPECT_FALSE(options.help);
+  EXPECT_EQ(options.setup_args, Args{"--help"});
+}
+
+TEST(CommandLine, HostHelp) {
+  const HostOptions options = parse({"--help"});
+  EXPECT_TRUE(options.help);
+  EXPECT_NE(options.help_text.find("ascend-setup -- --help"), std::string::npos);
+}
+
+TEST(CommandLine, DumpKwargsModesNeverTakeTheNextArgument) {
+  EXPECT_EQ(parse({"--dump-kwargs"}).dump, DumpMode::rewritten);
+  EXPECT_EQ(parse({"--dump-kwargs=captured"}).dump, DumpMode::captured);
+  EXPECT_EQ(parse({"--dump-kwargs=diff"}).dump, DumpMode::diff);
+  const HostOptions options = parse({"--dump-kwargs", "bdist_wheel"});
+  EXPECT_EQ(options.dump, DumpMode::rewritten);
+  EXPECT_EQ(options.setup_args, Args{"bdist_wheel"});
+  EXPECT_EQ(parse({}).dump, DumpMode::none);
+}
+
+TEST(CommandLine, BadHostOptionValueIsAUsageError) {
+  try {
+    parse({"--dump-kwargs=everything"});
+    FAIL() << "expected an Error";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.exit_code(), exit_code::usage);
+    EXPECT_NE(std::string(error.what()).find("everything"), std::string::npos);
+  }
+  EXPECT_THROW(parse({"--log-level", "loud"}), Error);
+  EXPECT_THROW(parse({"--profile"}), Error);
+}
+
+TEST(CommandLine, AllHostOptions) {
+  const HostOptions options =
+      parse({"--source-dir=src", "--setup-py", "up.py", "--profile", "p.toml", "--python",
+             "/venv/bin/python", "--trust-source-dir", "--host-version", "install"});
+  EXPECT_EQ(options.source_dir, "src");
+  EXPECT_EQ(options.setup_py, "up.py");
+  EXPECT_EQ(options.profile, "p.toml");
+  EXPECT_EQ(options.python, "/venv/bin/python");
+  EXPECT_TRUE(options.trust_source_dir);
+  EXPECT_TRUE(options.host_version);
+  EXPECT_EQ(options.setup_args, Args{"install"});
+}
+
+TEST(CommandLine, LogLevelDefaultsFromEnvironment) {
+  setenv("ASCEND_SETUP_LOG_LEVEL", "warn", 1);
+  EXPECT_EQ(parse({}).log_level, "warn");
+  EXPECT_EQ(parse({"--log-level=error"}).log_level, "error");
+  unsetenv("ASCEND_SETUP_LOG_LEVEL");
+}

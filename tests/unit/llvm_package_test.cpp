@@ -1,0 +1,75 @@
+#include "ascend_setup/llvm_package.hpp"
+
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace ascend_setup;
+using namespace test_support;
+
+namespace {
+class LlvmPackageTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    profile = parse_profile(builtin_profile_text(), "built-in profile").llvm;
+    write_file(dir.path() / "cmake" / "llvm-hash.txt", "f6ded0b5b8bd0b1ea9b6cf8b1c2c1d1e\n");
+  }
+  LlvmChoice choose(const PlatformInfo& platform, const std::string& env_suffix = "") {
+    return choose_llvm_package(profile, platform, env_suffix, dir.path());
+  }
+  std::string name_for(const PlatformInfo& platform, const std::string& env_suffix = "") {
+    const LlvmChoice choice = choose(platform, env_suffix);
+    const auto* package = std::get_if<LlvmPackage>(&choice);
+    EXPECT_NE(package, nullptr);
+    return package ? package->name : "";
+  }
+  TempDir dir;
+  Profile::Llvm profile;
+};
+}  // namespace
+
+TEST_F(LlvmPackageTest, PatchHashIsSha256OfSortedConcatenation) {
+  const fs::path patches = dir.path() / "third_party/ascend/patch";
+  EXPECT_EQ(llvm_patch_hash(patches, "llvm_patch_", ".patch", 8, "00000000"), "00000000");
+  write_file(patches / "llvm_patch_b.patch", "second\n");
+  write_file(patches / "llvm_patch_a.patch", "first\n");
+  write_file(patches / "other.patch", "ignored\n");
+  write_file(patches / "llvm_patch_c.txt", "ignored\n");
+  const std::string expected = must_run(
+      {"sh", "-c", "cat llvm_patch_a.patch llvm_patch_b.patch | sha256sum | cut -c1-8"}, patches);
+  EXPECT_EQ(llvm_patch_hash(patches, "llvm_patch_", ".patch", 8, "00000000") + "\n", expected);
+}
+
+TEST_F(LlvmPackageTest, AscendPackageOnGlibcLinux) {
+  const LlvmChoice choice = choose({"Linux", "x86_64", "2.36", "debian"});
+  const auto& package = std::get<LlvmPackage>(choice);
+  EXPECT_EQ(package.name, "llvm-f6ded0b5-00000000-ubuntu-x64");
+  EXPECT_EQ(package.sym_name, "llvm-ubuntu-x64");
+  EXPECT_EQ(package.url,
+            "https://triton-ascend-artifacts.obs.myhuaweicloud.com/llvm-builds/"
+            "llvm-f6ded0b5-00000000-ubuntu-x64.tar.gz");
+  EXPECT_EQ(name_for({"Linux", "x86_64", "2.28", "almalinux"}), "llvm-f6ded0b5-00000000-almalinux-x64");
+  EXPECT_EQ(name_for({"Linux", "x86_64", "2.29", "centos"}), "llvm-f6ded0b5-00000000-ubuntu-x64");
+}
+
+TEST_F(LlvmPackageTest, ArmMacAndSuffixOverride) {
+  EXPECT_EQ(name_for({"Linux", "aarch64", "2.36", "almalinux"}),
+            "llvm-f6ded0b5-00000000-almalinux-arm64");
+  EXPECT_EQ(name_for({"Linux", "aarch64", "2.36", "ubuntu"}), "llvm-f6ded0b5-00000000-ubuntu-arm64");
+  EXPECT_EQ(name_for({"Darwin", "arm64", std::nullopt, ""}), "llvm-f6ded0b5-00000000-macos-arm64");
+  EXPECT_EQ(name_for({"Linux", "x86_64", std::nullopt, "alpine"}, "custom-os"),
+            "llvm-f6ded0b5-00000000-custom-os");
+}
+
+TEST_F(LlvmPackageTest, MuslIsUserConfiguredNotACrash) {
+  const LlvmChoice choice = choose({"Linux", "x86_64", std::nullopt, "alpine"});
+  ASSERT_TRUE(std::holds_alternative<UserConfiguredLlvm>(choice));
+  EXPECT_NE(std::get<UserConfiguredLlvm>(choice).reason.find("musl"), std::string::npos);
+  EXPECT_TRUE(std::holds_alternative<UserConfiguredLlvm>(
+      choose({"Linux", "x86_64", std::string(""), "alpine"})));
+}
+
+TEST_F(LlvmPackageTest, NoAscendBuildMeansUpstream) {
+  EXPECT_TRUE(std::holds_alternative<UseUpstreamLlvm>(choose({"Windows", "AMD64", std::nullopt, ""})));
+  EXPECT_TRUE(std::holds_alternative<UseUpstreamLlvm>(choose({"Linux", "riscv64", "2.36", ""})));
+}

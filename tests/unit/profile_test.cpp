@@ -1,0 +1,87 @@
+#include "ascend_setup/profile.hpp"
+
+#include "ascend_setup/error.hpp"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+
+using namespace ascend_setup;
+
+namespace {
+std::string builtin() { return std::string(builtin_profile_text()); }
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_profile(text, "p.toml");
+  } catch (const Error& error) {
+    EXPECT_EQ(error.exit_code(), exit_code::bad_input);
+    return error.what();
+  }
+  ADD_FAILURE() << "profile was accepted";
+  return "";
+}
+
+std::string replace(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+}  // namespace
+
+TEST(Profile, BuiltInHoldsTheLayerConstants) {
+  const Profile p = parse_profile(builtin_profile_text(), "built-in profile");
+  EXPECT_EQ(p.backend_name, "ascend");
+  ASSERT_EQ(p.env_defaults.size(), 6u);
+  EXPECT_EQ(p.env_defaults[3], (std::pair<std::string, std::string>{"TRITON_WHEEL_NAME",
+                                                                     "triton-ascend"}));
+  EXPECT_EQ(p.switches.distributed, "TRITON_BUILD_DISTRIBUTED");
+  EXPECT_EQ(p.metadata.install_requires.size(), 11u);
+  EXPECT_EQ(p.metadata.install_requires_by_arch.at("arm").size(), 1u);
+  EXPECT_EQ(p.llvm.no_patch_hash, "00000000");
+  EXPECT_EQ(p.coverage.set.size(), 27u);
+  EXPECT_EQ(p.build.tools.size(), 2u);
+  EXPECT_EQ(p.distributed.package, "triton_dist");
+}
+
+TEST(Profile, MalformedTomlNamesFileAndLine) {
+  const std::string message = error_of("[profile]\nname = \"x\"\n[environment\n");
+  EXPECT_TRUE(std::regex_search(message, std::regex(R"(^p\.toml:3: malformed TOML)"))) << message;
+}
+
+TEST(Profile, WrongTypeNamesFileLineAndKey) {
+  const std::string text = replace(builtin(), "rev_length = 8", "rev_length = \"eight\"");
+  const std::string message = error_of(text);
+  EXPECT_NE(message.find("key 'llvm.rev_length': expected an integer"), std::string::npos)
+      << message;
+  EXPECT_TRUE(std::regex_search(message, std::regex(R"(^p\.toml:\d+: )"))) << message;
+}
+
+TEST(Profile, MissingAndUnknownKeysAreErrors) {
+  EXPECT_NE(error_of(replace(builtin(), "url = \"https://gitcode", "urll = \"https://gitcode"))
+                .find("'metadata.url'"),
+            std::string::npos);
+  EXPECT_NE(error_of(replace(builtin(), "[backend]\n", "[backend]\nnmae = \"x\"\n"))
+                .find("unknown key"),
+            std::string::npos);
+  EXPECT_NE(error_of(replace(builtin(), "arm = [\"triton", "armv9 = [\"triton"))
+                .find("no entry for architecture 'arm'"),
+            std::string::npos);
+}
+
+TEST(Profile, ArchitectureAliases) {
+  const Profile p = parse_profile(builtin_profile_text(), "built-in profile");
+  for (const char* machine : {"x86_64", "amd64", "i386", "i686"}) {
+    EXPECT_EQ(architecture_key(p, machine), "x86_64");
+  }
+  for (const char* machine : {"arm64", "aarch64", "armv7l", "armv8l", "arm"}) {
+    EXPECT_EQ(architecture_key(p, machine), "arm");
+  }
+  try {
+    architecture_key(p, "riscv64");
+    FAIL();
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("unsupported architecture 'riscv64'"),
+              std::string::npos);
+  }
+}
