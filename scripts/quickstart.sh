@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The README's quick start: installs what is missing (Debian 12, as root),
+# builds ascend-setup, then either runs the main job on the bundled example
+# tree (`example`) or runs every test (`test`).
+set -euo pipefail
+
+mode=${1:-example}
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${ASCEND_SETUP_BUILD_DIR:-$root/build}
+
+packages=(
+  cmake ninja-build g++ clang lld binutils git pkg-config
+  python3 python3-dev python3-venv python3-pip python3-setuptools python3-wheel
+  python3-pybind11 pybind11-dev
+  libgit2-dev libssl-dev libspdlog-dev libfmt-dev libcli11-dev libtomlplusplus-dev
+  nlohmann-json3-dev libgtest-dev googletest
+)
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
+    missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "quickstart: installing ${missing[*]}" >&2
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >&2
+cmake --build "$build" >&2
+
+case "$mode" in
+  example)
+    # The example tree is built in a copy under the build directory, so the
+    # checkout stays clean and rebuilds are incremental.
+    tree="$build/example/triton-3.6"
+    mkdir -p "$tree"
+    cp -R -u "$root/examples/triton-3.6/." "$tree/"
+    export LLVM_SYSPATH="$root/examples/stub-llvm" TRITON_OFFLINE_BUILD=1
+    export TRITON_HOME="$build/example/home"
+    "$build/ascend-setup" -C "$tree" --dump-kwargs
+    "$build/ascend-setup" -C "$tree" bdist_wheel
+    ls -1 "$tree"/dist/*.whl
+    ;;
+  test)
+    ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
+    ;;
+  *)
+    echo "usage: scripts/quickstart.sh [example|test]" >&2
+    exit 2
+    ;;
+esac
