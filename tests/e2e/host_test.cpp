@@ -272,3 +272,40 @@ TEST_F(HostTest, SourceDirOptionRunsFromTheTreeRoot) {
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(result.out, "triton-ascend\n");
 }
+
+// A setuptools command from --command-packages (a global option passed
+// through to setup.py) calls the patched module as the build would.
+TEST_F(HostTest, LlvmPackageInfoIsTheAscendBuild) {
+  write_file(dir.path() / "probe/probe_commands/__init__.py", "");
+  write_file(dir.path() / "probe/probe_commands/llvm_info.py",
+             "from setuptools import Command\n"
+             "class llvm_info(Command):\n"
+             "    user_options = []\n"
+             "    def initialize_options(self): pass\n"
+             "    def finalize_options(self): pass\n"
+             "    def run(self):\n"
+             "        import setup\n"
+             "        p = setup.get_llvm_package_info()\n"
+             "        print(p.name, p.url, p.sym_name, p.syspath_var_name)\n");
+  env["PYTHONPATH"] = (dir.path() / "probe").string();
+  const std::string patch_hash =
+      must_run({"sh", "-c", "cat third_party/ascend/patch/llvm_patch_*.patch | sha256sum | cut -c1-8"},
+               tree);
+  const std::string rev = read_file(tree / "cmake/llvm-hash.txt").substr(0, 8);
+  const std::string name = "llvm-" + rev + "-" + patch_hash.substr(0, 8) + "-ubuntu-x64";
+  const ProcessResult result = host({"-q", "--command-packages", "probe_commands", "llvm_info"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, name +
+                            " https://triton-ascend-artifacts.obs.myhuaweicloud.com/llvm-builds/" +
+                            name + ".tar.gz llvm-ubuntu-x64 LLVM_SYSPATH\n");
+}
+
+TEST_F(HostTest, SecondSetupCallWarnsAndTheLastWins) {
+  write_file(tree / "setup.py",
+             "from setuptools import setup\nsetup(name='first', version='1')\n"
+             "setup(name='second', version='2')\n");
+  const ProcessResult result = host({"--dump-kwargs=captured"});
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_TRUE(contains(result.err, "more than once")) << result.err;
+  EXPECT_EQ(parse_json(result.out)["name"], "second");
+}
