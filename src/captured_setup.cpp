@@ -1,12 +1,11 @@
 #include "ascend_setup/captured_setup.hpp"
 
 #include "ascend_setup/error.hpp"
+#include "ascend_setup/text_file.hpp"
 
 #include <spdlog/spdlog.h>
 
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 namespace py = pybind11;
 
@@ -39,13 +38,11 @@ class RestoreAttribute {
 };
 
 py::bytes read_source(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  auto text = read_text_file(path);
+  if (!text) {
     throw Error("cannot read " + path.string());
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return py::bytes(text.str());
+  return py::bytes(*text);
 }
 
 }  // namespace

@@ -1,14 +1,13 @@
 #include "ascend_setup/llvm_package.hpp"
 
 #include "ascend_setup/error.hpp"
+#include "ascend_setup/text_file.hpp"
 
 #include <openssl/evp.h>
 
 #include <algorithm>
-#include <fstream>
 #include <memory>
 #include <regex>
-#include <sstream>
 
 namespace ascend_setup {
 
@@ -32,13 +31,11 @@ std::optional<int> glibc_number(const std::optional<std::string>& version) {
 }
 
 std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  auto text = read_text_file(path);
+  if (!text) {
     throw Error("cannot read " + path.string() + " (needed for the LLVM package name)");
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return *text;
 }
 
 }  // namespace

@@ -1,12 +1,11 @@
 #include "ascend_setup/profile.hpp"
 
 #include "ascend_setup/error.hpp"
+#include "ascend_setup/text_file.hpp"
 
 #include <toml++/toml.h>
 
-#include <fstream>
 #include <set>
-#include <sstream>
 
 namespace ascend_setup {
 
@@ -275,13 +274,11 @@ Profile parse_profile(std::string_view text, const std::string& source) {
 }
 
 Profile load_profile_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  auto text = read_text_file(path);
+  if (!text) {
     throw Error("cannot read profile " + path.string());
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_profile(text.str(), path.string());
+  return parse_profile(*text, path.string());
 }
 
 Profile select_profile(const std::optional<std::filesystem::path>& explicit_path,

@@ -1,28 +1,17 @@
 #include "ascend_setup/setup_kwargs.hpp"
 
 #include "ascend_setup/environment.hpp"
+#include "ascend_setup/text_file.hpp"
 #include "ascend_setup/version.hpp"
 
 #include <spdlog/spdlog.h>
 
-#include <fstream>
-#include <sstream>
 
 namespace py = pybind11;
 
 namespace ascend_setup {
 
 namespace {
-
-std::optional<std::string> read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return std::nullopt;
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 py::list string_list(const std::vector<std::string>& values) {
   py::list list;
@@ -46,7 +35,7 @@ py::dict rewrite_setup_kwargs(const py::dict& captured, const py::module_& modul
   kwargs["url"] = profile.metadata.url;
 
   const auto readme = tree_root / profile.metadata.readme;
-  if (auto text = read_text(readme)) {
+  if (auto text = read_text_file(readme)) {
     kwargs["long_description"] = py::str(*text);
     kwargs["long_description_content_type"] = profile.metadata.readme_content_type;
   } else {

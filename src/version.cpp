@@ -3,10 +3,9 @@
 #include "ascend_setup/environment.hpp"
 #include "ascend_setup/error.hpp"
 #include "ascend_setup/source_repo.hpp"
+#include "ascend_setup/text_file.hpp"
 
-#include <fstream>
 #include <regex>
-#include <sstream>
 
 namespace ascend_setup {
 
@@ -19,16 +18,6 @@ std::string strip(const std::string& text) {
   }
   const auto last = text.find_last_not_of(" \t\r\n");
   return text.substr(first, last - first + 1);
-}
-
-std::optional<std::string> read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return std::nullopt;
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 }  // namespace
@@ -73,7 +62,7 @@ std::string wheel_version(const Profile& profile, const std::filesystem::path& t
   if (auto value = get_env(v.override_env)) {
     base = *value;
     base_origin = "$" + v.override_env;
-  } else if (auto text = read_text(tree_root / v.file)) {
+  } else if (auto text = read_text_file(tree_root / v.file)) {
     base = strip(*text);
     base_origin = (tree_root / v.file).string();
   } else {

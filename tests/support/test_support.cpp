@@ -1,10 +1,11 @@
 #include "test_support.hpp"
 
+#include "ascend_setup/text_file.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 
 namespace test_support {
 
@@ -28,10 +29,7 @@ void write_file(const fs::path& path, const std::string& text) {
 }
 
 std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return ascend_setup::read_text_file(path).value_or("");
 }
 
 fs::path copy_example_tree(const fs::path& dir) {

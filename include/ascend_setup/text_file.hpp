@@ -1,0 +1,13 @@
+// Reading a whole file as bytes: the one helper every unit uses.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace ascend_setup {
+
+// The file's bytes, or nullopt when it cannot be opened.
+std::optional<std::string> read_text_file(const std::filesystem::path& path);
+
+}  // namespace ascend_setup
