@@ -1,6 +1,6 @@
 // The version profile: every constant of one triton-ascend layer (defaults,
 // pins, URLs, patch names, cmake flags, tool paths, hitest variables). The
-// built-in one is patches/triton-ascend-3.6.0.toml compiled into the binary.
+// built-in one is the version profile under patches/, compiled into the binary.
 // Loading validates every key; a malformed profile throws Error naming the
 // file, the line and the key.
 #pragma once
