@@ -69,6 +69,25 @@ std::string interpreter_version(const std::filesystem::path& executable) {
   return *version;
 }
 
+// A bare name (`--python python3.11`) is looked up on PATH, as a shell would.
+std::filesystem::path find_on_path(const std::filesystem::path& name) {
+  if (name.string().find('/') != std::string::npos) {
+    return name;
+  }
+  const std::string path = get_env("PATH").value_or("");
+  size_t start = 0;
+  while (start <= path.size()) {
+    const size_t end = std::min(path.find(':', start), path.size());
+    const std::filesystem::path candidate =
+        std::filesystem::path(path.substr(start, end - start)) / name;
+    if (access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
+    }
+    start = end + 1;
+  }
+  return name;
+}
+
 void print_traceback(py::error_already_set& error) {
   py::object trace = error.trace() ? error.trace() : py::none();
   py::module_::import("traceback").attr("print_exception")(error.type(), error.value(), trace);
@@ -84,7 +103,7 @@ Interpreter choose_interpreter(const std::optional<std::filesystem::path>& expli
   std::filesystem::path executable;
   std::string origin;
   if (explicit_python) {
-    executable = *explicit_python;
+    executable = find_on_path(*explicit_python);
     origin = "--python";
   } else if (auto venv = get_env("VIRTUAL_ENV"); venv && !venv->empty()) {
     executable = std::filesystem::path(*venv) / "bin" / "python";

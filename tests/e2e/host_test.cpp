@@ -309,3 +309,12 @@ TEST_F(HostTest, SecondSetupCallWarnsAndTheLastWins) {
   EXPECT_TRUE(contains(result.err, "more than once")) << result.err;
   EXPECT_EQ(parse_json(result.out)["name"], "second");
 }
+
+TEST_F(HostTest, BareInterpreterNameIsLookedUpOnPath) {
+  const fs::path python = fs::path(SYSTEM_PYTHON);
+  env["PATH"] = python.parent_path().string() + ":/usr/bin:/bin";
+  const ProcessResult result = host({"--python", python.filename().string(), "--name"});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, "triton-ascend\n");
+  EXPECT_EQ(host({"--python", "no-such-python", "--name"}).exit_code, code::bad_input);
+}
