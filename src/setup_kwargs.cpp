@@ -6,7 +6,6 @@
 
 #include <spdlog/spdlog.h>
 
-
 namespace py = pybind11;
 
 namespace ascend_setup {
