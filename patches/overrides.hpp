@@ -4,6 +4,7 @@
 // apply_overrides().
 #pragma once
 
+#include "ascend_setup/build_mode.hpp"
 #include "ascend_setup/platform_info.hpp"
 #include "ascend_setup/profile.hpp"
 
@@ -11,6 +12,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 namespace ascend_setup {
@@ -21,6 +23,8 @@ struct OverrideContext {
   std::shared_ptr<const Profile> profile;
   std::filesystem::path tree_root;
   PlatformInfo platform;
+  std::optional<BuildMode> forced_mode;  // --dev / --release
+  bool force_patches = false;            // --force-patches
 
   // The module's attribute `name`. Throws Error(upstream_mismatch) naming it
   // and `override_name` when upstream renamed or removed it.

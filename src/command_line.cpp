@@ -40,6 +40,31 @@ HostOptions parse_command_line(const std::vector<std::string>& argv) {
                "Print setup()'s kwargs as JSON and run nothing: "
                "--dump-kwargs[=rewritten|captured|diff]")
       ->check(CLI::IsMember({"rewritten", "captured", "diff"}));
+  bool apply_patches = false;
+  bool patch_status = false;
+  bool restore_sources = false;
+  bool dev = false;
+  bool release = false;
+  auto* apply_flag = app.add_flag(
+      "--apply-patches", apply_patches,
+      "Bring the tree to 'patched for this mode' and stop (setup.py is not run)");
+  auto* status_flag = app.add_flag(
+      "--patch-status", patch_status,
+      "Print the state of every patched file and patch; exit 0 when patched for this mode, "
+      "1 otherwise");
+  auto* restore_flag = app.add_flag(
+      "--restore-sources", restore_sources,
+      "Return every patched file to its unpatched content, keeping your own edits");
+  apply_flag->excludes(status_flag)->excludes(restore_flag);
+  status_flag->excludes(restore_flag);
+  app.add_flag("--force-patches", options.force_patches,
+               "When your edits overlap a patch hunk, save those files under "
+               "build/ascend-setup/patches/saved and patch the committed ones");
+  auto* dev_flag = app.add_flag("--dev", dev, "Dev build: apply the dev patch too "
+                                              "(as TRITON_DEV_MODE=1)");
+  auto* release_flag = app.add_flag("--release", release,
+                                    "Release build: no dev patch (as TRITON_RELEASE_MODE=1)");
+  dev_flag->excludes(release_flag);
   app.add_flag("--trust-source-dir", options.trust_source_dir,
                "Read a git checkout owned by another user (this process only)");
   app.add_flag("--host-version", options.host_version, "Print ascend-setup's own version");
@@ -73,6 +98,13 @@ HostOptions parse_command_line(const std::vector<std::string>& argv) {
     options.dump = DumpMode::captured;
   } else if (dump == "diff") {
     options.dump = DumpMode::diff;
+  }
+  options.patch_action = apply_patches     ? PatchAction::apply
+                         : patch_status    ? PatchAction::status
+                         : restore_sources ? PatchAction::restore
+                                           : PatchAction::none;
+  if (dev || release) {
+    options.mode = dev ? BuildMode::dev : BuildMode::release;
   }
   options.setup_args = app.remaining();
   if (!options.setup_args.empty() && options.setup_args.front() == "--") {

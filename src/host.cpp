@@ -4,7 +4,9 @@
 #include "ascend_setup/captured_setup.hpp"
 #include "ascend_setup/embedded_python.hpp"
 #include "ascend_setup/error.hpp"
+#include "ascend_setup/environment.hpp"
 #include "ascend_setup/kwargs_json.hpp"
+#include "ascend_setup/patch_engine.hpp"
 #include "ascend_setup/setup_kwargs.hpp"
 #include "ascend_setup/source_repo.hpp"
 
@@ -69,7 +71,8 @@ int run_setup_py(const HostOptions& options, const SourceTree& tree,
 
     phase = Phase::patching;
     const PlatformInfo platform = current_platform();
-    apply_overrides({captured.module, captured.kwargs, profile, tree.root, platform});
+    apply_overrides({captured.module, captured.kwargs, profile, tree.root, platform,
+                     options.mode, options.force_patches});
     py::dict kwargs =
         rewrite_setup_kwargs(captured.kwargs, captured.module, *profile, tree.root, platform);
     if (options.dump == DumpMode::rewritten) {
@@ -90,6 +93,57 @@ int run_setup_py(const HostOptions& options, const SourceTree& tree,
   }
 }
 
+// --apply-patches, --patch-status, --restore-sources: the patch engine alone.
+int run_patch_action(const HostOptions& options, const SourceTree& tree, const Profile& profile) {
+  if (options.patch_action == PatchAction::apply) {
+    patch_source_tree(tree.root, profile, options.mode, options.force_patches);
+    return exit_code::ok;
+  }
+  const ModeChoice mode = choose_build_mode(options.mode, profile.switches, tree.root);
+  PatchEngine engine(tree.root, profile, mode.mode, PatchEngine::default_state_dir(tree.root));
+  if (options.patch_action == PatchAction::restore) {
+    const PatchOutcome outcome = engine.restore(options.force_patches);
+    if (outcome.written.empty()) {
+      spdlog::info("sources already unpatched: no file touched");
+    }
+    for (const auto& file : outcome.written) {
+      spdlog::info("restored {}", file);
+    }
+    return exit_code::ok;
+  }
+  const PatchStatus status = engine.status();
+  std::cout << "mode " << to_string(mode.mode) << " (" << mode.reason << ")\n";
+  for (const auto& patch : status.patches) {
+    const char* state = !patch.applied ? "not-applied" : patch.wanted ? "applied" : "applied-unwanted";
+    std::cout << "patch " << state << " " << patch.name << "\n";
+  }
+  for (const auto& [file, file_status] : status.files) {
+    std::cout << "file " << to_string(file_status) << " " << file << "\n";
+  }
+  std::cout.flush();
+  return status.patched_for_mode ? exit_code::ok : 1;
+}
+
+// Seed 4.8: with the distributed switch on, its submodule must be checked out
+// before setup.py is loaded (get_packages() walks it).
+void ensure_distributed_submodule(const SourceTree& tree, const Profile& profile) {
+  if (!env_flag(profile.switches.distributed, "OFF")) {
+    return;
+  }
+  const auto repo = SourceRepo::open(tree.root);
+  if (!repo) {
+    if (std::filesystem::is_directory(tree.root / profile.distributed.package_root)) {
+      return;  // a source archive that ships the submodule's files
+    }
+    throw Error(profile.switches.distributed + " is on, but " + tree.root.string() +
+                " is not a git checkout and has no " + profile.distributed.submodule +
+                ": check the submodule out there (git submodule update --init " +
+                profile.distributed.submodule + ") or turn the switch off");
+  }
+  repo->ensure_submodule(profile.distributed.submodule);
+  spdlog::debug("submodule {} is checked out", profile.distributed.submodule);
+}
+
 }  // namespace
 
 int run_host(const HostOptions& options) {
@@ -104,6 +158,11 @@ int run_host(const HostOptions& options) {
   for (const auto& name : apply_env_defaults(profile->env_defaults)) {
     spdlog::debug("default {}={}", name, get_env(name).value_or(""));
   }
+
+  if (options.patch_action != PatchAction::none) {
+    return run_patch_action(options, tree, *profile);
+  }
+  ensure_distributed_submodule(tree, *profile);
 
   const Interpreter interpreter = choose_interpreter(options.python);
   EmbeddedPython python(interpreter, tree.script, options.setup_args, tree.root);

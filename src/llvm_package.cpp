@@ -1,9 +1,8 @@
 #include "ascend_setup/llvm_package.hpp"
 
+#include "ascend_setup/digest.hpp"
 #include "ascend_setup/error.hpp"
 #include "ascend_setup/text_file.hpp"
-
-#include <openssl/evp.h>
 
 #include <algorithm>
 #include <memory>
@@ -58,23 +57,11 @@ std::string llvm_patch_hash(const std::filesystem::path& patch_dir, const std::s
     return a.filename().string() < b.filename().string();
   });
 
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
+  Sha256 digest;
   for (const auto& file : files) {
-    const std::string bytes = read_file(file);
-    EVP_DigestUpdate(ctx.get(), bytes.data(), bytes.size());
+    digest.update(read_file(file));
   }
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int digest_length = 0;
-  EVP_DigestFinal_ex(ctx.get(), digest, &digest_length);
-
-  static const char* digits = "0123456789abcdef";
-  std::string hex;
-  for (unsigned int i = 0; i < digest_length; ++i) {
-    hex += digits[digest[i] >> 4];
-    hex += digits[digest[i] & 0xf];
-  }
-  return hex.substr(0, static_cast<size_t>(length));
+  return digest.hex().substr(0, static_cast<size_t>(length));
 }
 
 LlvmChoice choose_llvm_package(const Profile::Llvm& profile, const PlatformInfo& platform,

@@ -252,6 +252,7 @@ Profile parse_profile(std::string_view text, const std::string& source) {
 
   TableReader coverage = top.table("coverage");
   profile.coverage.cmake_arg = coverage.string("cmake_arg");
+  profile.coverage.cmake_args_env = coverage.string("cmake_args_env");
   profile.coverage.inputs = coverage.pairs("inputs");
   profile.coverage.set = coverage.pairs("set");
   profile.coverage.prepend_paths = coverage.pairs("prepend_paths");

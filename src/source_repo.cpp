@@ -106,4 +106,50 @@ std::optional<std::string> SourceRepo::branch() const {
   return name;
 }
 
+std::optional<std::string> SourceRepo::committed_file(const std::string& path) const {
+  git_object* object = nullptr;
+  const std::string spec = "HEAD:" + path;
+  if (git_revparse_single(&object, repo_.get(), spec.c_str()) != 0) {
+    return std::nullopt;
+  }
+  std::unique_ptr<git_object, decltype(&git_object_free)> guard(object, git_object_free);
+  if (git_object_type(object) != GIT_OBJECT_BLOB) {
+    return std::nullopt;
+  }
+  const auto* blob = reinterpret_cast<const git_blob*>(object);
+  return std::string(static_cast<const char*>(git_blob_rawcontent(blob)),
+                     static_cast<size_t>(git_blob_rawsize(blob)));
+}
+
+void SourceRepo::ensure_submodule(const std::string& path) const {
+  const std::string manual = "git submodule update --init " + path;
+  git_submodule* submodule = nullptr;
+  const int rc = git_submodule_lookup(&submodule, repo_.get(), path.c_str());
+  if (rc == GIT_ENOTFOUND || rc == GIT_EEXISTS) {
+    throw Error("the submodule " + path + " is not registered in .gitmodules of " +
+                std::string(git_repository_workdir(repo_.get())) + ": add it, then run `" + manual +
+                "`");
+  }
+  if (rc != 0) {
+    throw Error("cannot read the submodule " + path + ": " + last_git_error() + "; run `" +
+                manual + "` by hand");
+  }
+  std::unique_ptr<git_submodule, decltype(&git_submodule_free)> guard(submodule,
+                                                                     git_submodule_free);
+  const std::filesystem::path directory =
+      std::filesystem::path(git_repository_workdir(repo_.get())) / path;
+  std::error_code ec;
+  const bool checked_out = std::filesystem::exists(directory / ".git", ec) &&
+                           !std::filesystem::is_empty(directory, ec);
+  if (checked_out) {
+    return;
+  }
+  git_submodule_update_options options = GIT_SUBMODULE_UPDATE_OPTIONS_INIT;
+  if (git_submodule_update(submodule, /*init=*/1, &options) != 0) {
+    const char* url = git_submodule_url(submodule);
+    throw Error("cannot check out the submodule " + path + " from " + (url ? url : "?") + ": " +
+                last_git_error() + "; run `" + manual + "` by hand (needs its remote)");
+  }
+}
+
 }  // namespace ascend_setup

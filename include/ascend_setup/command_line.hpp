@@ -3,6 +3,8 @@
 // everything after it (and after a `--`) goes to setup.py untouched.
 #pragma once
 
+#include "ascend_setup/build_mode.hpp"
+
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -12,6 +14,9 @@ namespace ascend_setup {
 
 enum class DumpMode { none, rewritten, captured, diff };
 
+// The patch engine on its own (setup.py is not run).
+enum class PatchAction { none, apply, status, restore };
+
 struct HostOptions {
   std::filesystem::path source_dir = ".";
   std::optional<std::filesystem::path> setup_py;
@@ -19,6 +24,9 @@ struct HostOptions {
   std::optional<std::filesystem::path> python;
   std::string log_level = "info";
   DumpMode dump = DumpMode::none;
+  PatchAction patch_action = PatchAction::none;
+  bool force_patches = false;
+  std::optional<BuildMode> mode;  // --dev / --release
   bool trust_source_dir = false;
   bool host_version = false;
   bool help = false;

@@ -15,6 +15,7 @@ inline constexpr int python_error = 1;       // an exception in Python code
 inline constexpr int usage = 2;              // bad host command line
 inline constexpr int bad_input = 3;          // tree, profile, interpreter, environment
 inline constexpr int upstream_mismatch = 4;  // setup.py lacks what the layer needs
+inline constexpr int patch_conflict = 5;     // local edits overlap an Ascend patch hunk
 inline constexpr int interrupted = 130;      // Ctrl-C
 }  // namespace exit_code
 

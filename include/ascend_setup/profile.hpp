@@ -78,7 +78,7 @@ struct Profile {
   } distributed;
 
   struct Coverage {
-    std::string cmake_arg;
+    std::string cmake_arg, cmake_args_env;
     EnvList inputs, set, prepend_paths;
     std::vector<std::string> clean_prefixes, clean_names;
   } coverage;

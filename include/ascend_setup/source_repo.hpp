@@ -27,6 +27,16 @@ class SourceRepo {
   // The branch HEAD points at, or nullopt on a detached HEAD.
   std::optional<std::string> branch() const;
 
+  // The bytes of `path` (relative to the work tree) in HEAD's commit, or
+  // nullopt when HEAD has no commit or no such file.
+  std::optional<std::string> committed_file(const std::string& path) const;
+
+  // Makes sure the submodule at `path` (relative to the work tree) is checked
+  // out: registered in .gitmodules, then initialised and cloned/updated when
+  // its directory is empty, as `git submodule update --init <path>`. Throws
+  // Error naming the path and that command when it cannot.
+  void ensure_submodule(const std::string& path) const;
+
   // Lifts libgit2's repository ownership check for this process only.
   static void trust_all_owners();
 

@@ -1,0 +1,29 @@
+// Dev or release build (seed 4.3): whether the dev patch is applied.
+#pragma once
+
+#include "ascend_setup/profile.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ascend_setup {
+
+enum class BuildMode { dev, release };
+
+std::string_view to_string(BuildMode mode);
+
+struct ModeChoice {
+  BuildMode mode;
+  std::string reason;  // for the log: which rule decided
+};
+
+// `forced` (--dev / --release) wins; then the dev switch (1/on/true), then the
+// release switch; then: not a git checkout -> release; a branch whose name
+// starts with "release" -> release; anything else, detached HEAD included ->
+// dev. The branch is read with libgit2.
+ModeChoice choose_build_mode(std::optional<BuildMode> forced, const Profile::Switches& switches,
+                             const std::filesystem::path& tree_root);
+
+}  // namespace ascend_setup

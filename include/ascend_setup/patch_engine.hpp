@@ -1,0 +1,89 @@
+// The Ascend source patches (seed 4.4), applied safely: the tree is brought to
+// "patched for this mode" with `git apply` semantics (a hunk whose context
+// moved still applies), all or nothing, keeping the user's own edits, and
+// without touching a file that already has the right content.
+//
+// All work happens on copies in a scratch directory; the tree is written only
+// once every hunk of every patch applied there. What was applied (the patch
+// texts and the resulting files' hashes) is recorded under the state
+// directory, so that a run with nothing changed reads a few files and starts
+// no process, and so that a changed patch can be undone with its old text.
+#pragma once
+
+#include "ascend_setup/build_mode.hpp"
+#include "ascend_setup/profile.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ascend_setup {
+
+enum class FileStatus { pristine, patched, patched_by_older_patch, locally_modified, missing };
+
+std::string_view to_string(FileStatus status);
+
+struct PatchStatus {
+  struct Patch {
+    std::string name;
+    bool applied = false;
+    bool wanted = false;  // part of this mode's patch set
+  };
+  std::vector<Patch> patches;
+  std::vector<std::pair<std::string, FileStatus>> files;  // tree-relative paths
+  bool patched_for_mode = false;
+};
+
+struct PatchOutcome {
+  bool up_to_date = false;             // nothing was done, not even a check
+  std::vector<std::string> written;    // tree-relative paths whose content changed
+  std::filesystem::path saved_dir;     // where --force-patches saved local edits
+  std::vector<std::string> saved;      // tree-relative paths saved there
+};
+
+class PatchEngine {
+ public:
+  // `state_dir` holds the record of what was applied (created on demand).
+  PatchEngine(std::filesystem::path tree_root, const Profile& profile, BuildMode mode,
+              std::filesystem::path state_dir);
+
+  // The default state directory: <tree>/build/ascend-setup/patches.
+  static std::filesystem::path default_state_dir(const std::filesystem::path& tree_root);
+
+  // Brings the tree to "patched for this mode". Local edits that overlap a
+  // hunk stop it (Error patch_conflict, nothing written) unless `force`: then
+  // those files are saved under the state directory and patched from their
+  // committed content.
+  PatchOutcome apply(bool force);
+
+  // Returns every patched file to its unpatched content, keeping local edits
+  // (an overlapping one stops it unless `force`, as apply()).
+  PatchOutcome restore(bool force);
+
+  PatchStatus status();
+
+ private:
+  struct Patch;
+  struct Analysis;
+
+  std::vector<Patch> wanted_patches() const;
+  std::vector<Patch> recorded_patches() const;
+  bool recorded_state_matches(const std::vector<Patch>& wanted) const;
+  Analysis analyse(const std::vector<Patch>& wanted) const;
+  PatchOutcome reconcile(const std::vector<Patch>& wanted, bool force);
+  void record_state(const std::vector<Patch>& wanted) const;
+
+  std::filesystem::path tree_root_;
+  const Profile& profile_;
+  BuildMode mode_;
+  std::filesystem::path state_dir_;
+};
+
+// The patch step of a build (CMakeBuild.run()) and of --apply-patches: picks
+// the mode (seed 4.3), brings the tree to "patched for this mode" and logs
+// what it did.
+PatchOutcome patch_source_tree(const std::filesystem::path& tree_root, const Profile& profile,
+                               std::optional<BuildMode> forced_mode, bool force);
+
+}  // namespace ascend_setup

@@ -1,0 +1,625 @@
+#include "ascend_setup/patch_engine.hpp"
+
+#include "ascend_setup/digest.hpp"
+#include "ascend_setup/error.hpp"
+#include "ascend_setup/process.hpp"
+#include "ascend_setup/source_repo.hpp"
+#include "ascend_setup/text_file.hpp"
+
+#include <git2.h>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <set>
+#include <utility>
+
+namespace fs = std::filesystem;
+
+namespace ascend_setup {
+
+namespace {
+
+constexpr int state_format = 1;
+
+std::string join(const std::vector<std::string>& items, const char* separator = ", ") {
+  std::string text;
+  for (const auto& item : items) {
+    text += (text.empty() ? "" : separator) + item;
+  }
+  return text;
+}
+
+// A directory under $TMPDIR removed with everything in it at scope exit.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string pattern = (fs::temp_directory_path() / "ascend-setup-patch-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      throw Error("cannot create a scratch directory under " +
+                  fs::temp_directory_path().string());
+    }
+    path_ = pattern;
+  }
+  ScratchDir(ScratchDir&& other) noexcept : path_(std::exchange(other.path_, {})) {}
+  ScratchDir& operator=(ScratchDir&&) = delete;
+  ~ScratchDir() {
+    std::error_code ec;
+    if (!path_.empty()) {
+      fs::remove_all(path_, ec);
+    }
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+void write_bytes(const fs::path& path, const std::string& bytes) {
+  fs::create_directories(path.parent_path());
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out.flush()) {
+    throw Error("cannot write " + path.string());
+  }
+}
+
+// Replaces `target` with a copy of `source` (content and mode) in one rename.
+void replace_file(const fs::path& source, const fs::path& target) {
+  fs::create_directories(target.parent_path());
+  const fs::path temporary = target.string() + ".ascend-setup-tmp";
+  std::error_code ec;
+  fs::copy_file(source, temporary, fs::copy_options::overwrite_existing, ec);
+  if (!ec) {
+    fs::rename(temporary, target, ec);
+  }
+  if (ec) {
+    fs::remove(temporary, ec);
+    throw Error("cannot write " + target.string() + ": " + ec.message());
+  }
+}
+
+std::optional<std::string> file_sha256(const fs::path& path) {
+  const auto bytes = read_text_file(path);
+  return bytes ? std::optional(sha256_hex(*bytes)) : std::nullopt;
+}
+
+// A glob for `git apply --include` that matches exactly `path`.
+std::string exact_glob(const std::string& path) {
+  std::string glob;
+  for (char c : path) {
+    if (c == '*' || c == '?' || c == '[' || c == '\\') {
+      glob += '\\';
+    }
+    glob += c;
+  }
+  return glob;
+}
+
+std::string timestamp() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm local{};
+  ::localtime_r(&now, &local);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y%m%d-%H%M%S", &local);
+  return text;
+}
+
+}  // namespace
+
+std::string_view to_string(FileStatus status) {
+  switch (status) {
+    case FileStatus::pristine: return "pristine";
+    case FileStatus::patched: return "patched";
+    case FileStatus::patched_by_older_patch: return "patched-by-an-older-patch";
+    case FileStatus::locally_modified: return "locally-modified";
+    case FileStatus::missing: return "missing";
+  }
+  return "?";
+}
+
+struct PatchEngine::Patch {
+  std::string name;        // its file name: the key of the record
+  fs::path origin;         // for messages: the profile's file or the recorded copy
+  std::string text;
+  std::string sha256;
+  std::vector<std::string> files;  // tree-relative paths it touches, in patch order
+  std::set<std::string> created;   // files it adds
+
+  bool touches(const std::string& file) const {
+    return std::find(files.begin(), files.end(), file) != files.end();
+  }
+
+  // Reads the files a patch touches with libgit2's patch parser.
+  static Patch parse(std::string name, fs::path origin, std::string text) {
+    static const int initialised = git_libgit2_init();
+    (void)initialised;
+    Patch patch{std::move(name), std::move(origin), std::move(text), {}, {}, {}};
+    patch.sha256 = sha256_hex(patch.text);
+    git_diff* diff = nullptr;
+    if (git_diff_from_buffer(&diff, patch.text.data(), patch.text.size()) != 0) {
+      const git_error* error = git_error_last();
+      throw Error("malformed patch " + patch.origin.string() + ": " +
+                  (error && error->message ? error->message : "cannot be parsed"));
+    }
+    std::unique_ptr<git_diff, decltype(&git_diff_free)> guard(diff, git_diff_free);
+    for (size_t i = 0; i < git_diff_num_deltas(diff); ++i) {
+      const git_diff_delta* delta = git_diff_get_delta(diff, i);
+      for (const char* path : {delta->old_file.path, delta->new_file.path}) {
+        if (path != nullptr && !patch.touches(path)) {
+          patch.files.emplace_back(path);
+        }
+      }
+      if (delta->status == GIT_DELTA_ADDED) {
+        patch.created.insert(delta->new_file.path);
+      }
+    }
+    if (patch.files.empty()) {
+      throw Error("malformed patch " + patch.origin.string() + ": it changes no file");
+    }
+    return patch;
+  }
+};
+
+namespace {
+
+struct GitApplyResult {
+  bool ok = false;
+  std::string err;
+};
+
+// `git apply` of `patch` (its text on stdin) in `scratch`, which is no git
+// checkout: git's offset search and all-or-nothing semantics, outside any
+// repository (the ceiling keeps git from finding the tree's own .git).
+GitApplyResult git_apply(const fs::path& scratch, const std::string& text,
+                         const fs::path& origin, bool reverse, bool check_only,
+                         const std::vector<std::string>& only) {
+  ProcessSpec spec;
+  spec.argv = {"git", "apply"};
+  if (reverse) {
+    spec.argv.emplace_back("--reverse");
+  }
+  if (check_only) {
+    spec.argv.emplace_back("--check");
+  }
+  for (const auto& file : only) {
+    spec.argv.push_back("--include=" + exact_glob(file));
+  }
+  spec.cwd = scratch;
+  spec.stdin_text = text;
+  spec.env_changes = {{"GIT_CEILING_DIRECTORIES", scratch.parent_path().string()},
+                      {"GIT_DIR", std::nullopt},
+                      {"GIT_WORK_TREE", std::nullopt},
+                      {"GIT_INDEX_FILE", std::nullopt},
+                      {"LC_ALL", "C"}};
+  ProcessResult result;
+  try {
+    result = run_process(spec);
+  } catch (const Error& error) {
+    throw Error(std::string(error.what()) + ": git is needed to apply the Ascend patches");
+  }
+  for (const char* sign : {"corrupt patch", "No valid patches", "patch fragment without header",
+                           "unrecognized input", "garbage"}) {
+    if (result.err.find(sign) != std::string::npos) {
+      const auto line_end = result.err.find('\n');
+      throw Error("malformed patch " + origin.string() + ": git apply says " +
+                  result.err.substr(0, line_end));
+    }
+  }
+  return {result.exit_code == 0, result.err};
+}
+
+}  // namespace
+
+// What the tree holds, worked out on copies: which patches are applied to
+// which file, the unpatched ("base") content, and the content for the wanted
+// patch set, which the scratch directory holds at the end.
+struct PatchEngine::Analysis {
+  ScratchDir scratch;
+  std::vector<Patch> candidates;  // may be applied now, in application order
+  std::vector<std::string> files;  // every file of candidates and wanted
+  std::map<std::string, std::vector<const Patch*>> applied;  // file -> candidates found applied
+  std::map<std::string, std::string> conflicts;  // file -> the patch whose hunks do not fit
+  std::set<std::string> missing;                 // files a patch needs that do not exist
+};
+
+PatchEngine::PatchEngine(fs::path tree_root, const Profile& profile, BuildMode mode,
+                         fs::path state_dir)
+    : tree_root_(std::move(tree_root)),
+      profile_(profile),
+      mode_(mode),
+      state_dir_(std::move(state_dir)) {}
+
+fs::path PatchEngine::default_state_dir(const fs::path& tree_root) {
+  return tree_root / "build" / "ascend-setup" / "patches";
+}
+
+std::vector<PatchEngine::Patch> PatchEngine::wanted_patches() const {
+  std::vector<std::pair<const char*, const PatchFile*>> entries = {{"main", &profile_.patches.main}};
+  if (mode_ == BuildMode::dev) {
+    entries.emplace_back("dev", &profile_.patches.dev);
+  }
+  std::vector<Patch> patches;
+  for (const auto& [role, entry] : entries) {
+    const fs::path path = tree_root_ / profile_.patches.directory / entry->file;
+    const auto text = read_text_file(path);
+    if (!text) {
+      if (entry->optional) {
+        spdlog::info("no {} patch {}: skipped (optional in the profile)", role, path.string());
+        continue;
+      }
+      throw Error("the Ascend " + std::string(role) + " patch " + path.string() +
+                  " does not exist (named by the profile " + profile_.source +
+                  "; mark it optional there if a tree may lack it)");
+    }
+    patches.push_back(Patch::parse(entry->file, path, *text));
+  }
+  return patches;
+}
+
+std::vector<PatchEngine::Patch> PatchEngine::recorded_patches() const {
+  std::vector<Patch> patches;
+  const auto text = read_text_file(state_dir_ / "state.json");
+  if (!text) {
+    return patches;
+  }
+  try {
+    const auto state = nlohmann::json::parse(*text);
+    if (state.at("format").get<int>() != state_format) {
+      return {};
+    }
+    for (const auto& entry : state.at("patches")) {
+      const std::string name = entry.at("name").get<std::string>();
+      const fs::path copy = state_dir_ / "applied" / name;
+      const auto patch_text = read_text_file(copy);
+      if (!patch_text || sha256_hex(*patch_text) != entry.at("sha256").get<std::string>()) {
+        spdlog::warn("the record of applied patches in {} is incomplete: ignored",
+                     state_dir_.string());
+        return {};
+      }
+      patches.push_back(Patch::parse(name, copy, *patch_text));
+    }
+  } catch (const nlohmann::json::exception&) {
+    spdlog::warn("the record of applied patches {} is unreadable: ignored",
+                 (state_dir_ / "state.json").string());
+    return {};
+  }
+  return patches;
+}
+
+// The no-change check: the record names the wanted patches with the same
+// texts, and every file it lists still has the content recorded. No process.
+bool PatchEngine::recorded_state_matches(const std::vector<Patch>& wanted) const {
+  const auto text = read_text_file(state_dir_ / "state.json");
+  if (!text) {
+    return false;
+  }
+  const auto state = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (!state.is_object() || state.value("format", 0) != state_format ||
+      !state.contains("patches") || !state.contains("files") ||
+      state["patches"].size() != wanted.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    const auto& entry = state["patches"][i];
+    if (entry.value("name", "") != wanted[i].name ||
+        entry.value("sha256", "") != wanted[i].sha256) {
+      return false;
+    }
+  }
+  for (const auto& entry : state["files"]) {
+    const fs::path path = tree_root_ / entry.value("path", "");
+    const auto recorded = entry.value("sha256", "");
+    const auto actual = file_sha256(path);
+    if (recorded.empty() ? actual.has_value() : actual != recorded) {
+      return false;
+    }
+  }
+  return true;
+}
+
+PatchEngine::Analysis PatchEngine::analyse(const std::vector<Patch>& wanted) const {
+  Analysis analysis;
+  analysis.candidates = recorded_patches();
+  if (analysis.candidates.empty()) {
+    // No record: any patch of the profile may be applied (the dev one in a
+    // release build too, e.g. after a switch).
+    analysis.candidates = wanted;
+    if (mode_ == BuildMode::release) {
+      const fs::path dev = tree_root_ / profile_.patches.directory / profile_.patches.dev.file;
+      if (const auto text = read_text_file(dev)) {
+        try {
+          analysis.candidates.push_back(Patch::parse(profile_.patches.dev.file, dev, *text));
+        } catch (const Error& error) {
+          spdlog::warn("{} (not used in a release build)", error.what());
+        }
+      }
+    }
+  }
+  for (const std::vector<Patch>* list :
+       std::initializer_list<const std::vector<Patch>*>{&analysis.candidates, &wanted}) {
+    for (const auto& patch : *list) {
+      for (const auto& file : patch.files) {
+        if (std::find(analysis.files.begin(), analysis.files.end(), file) ==
+            analysis.files.end()) {
+          analysis.files.push_back(file);
+        }
+      }
+    }
+  }
+  const fs::path& scratch = analysis.scratch.path();
+  for (const auto& file : analysis.files) {
+    if (fs::is_regular_file(tree_root_ / file)) {
+      fs::create_directories((scratch / file).parent_path());
+      fs::copy_file(tree_root_ / file, scratch / file);
+    }
+  }
+  auto unresolved = [&](const std::string& file) {
+    return analysis.conflicts.count(file) == 0 && analysis.missing.count(file) == 0;
+  };
+  auto classify_failure = [&](const Patch& patch, const std::string& file, bool undoing) {
+    const bool exists = fs::exists(scratch / file);
+    if (!exists && (undoing || patch.created.count(file) == 0)) {
+      analysis.missing.insert(file);
+    } else {
+      analysis.conflicts.emplace(file, patch.name);
+    }
+  };
+
+  // Undo, last applied first. One `git apply` for the whole patch when it
+  // fits everywhere; file by file otherwise, to tell which files differ.
+  for (auto patch = analysis.candidates.rbegin(); patch != analysis.candidates.rend(); ++patch) {
+    const bool all_open = std::all_of(patch->files.begin(), patch->files.end(), unresolved);
+    if (all_open && git_apply(scratch, patch->text, patch->origin, true, false, {}).ok) {
+      for (const auto& file : patch->files) {
+        analysis.applied[file].insert(analysis.applied[file].begin(), &*patch);
+      }
+      continue;
+    }
+    for (const auto& file : patch->files) {
+      if (!unresolved(file)) {
+        continue;
+      }
+      if (git_apply(scratch, patch->text, patch->origin, true, false, {file}).ok) {
+        analysis.applied[file].insert(analysis.applied[file].begin(), &*patch);
+      } else if (!git_apply(scratch, patch->text, patch->origin, false, true, {file}).ok) {
+        classify_failure(*patch, file, true);
+      }
+    }
+  }
+
+  // Apply the wanted set to the base content.
+  for (const auto& patch : wanted) {
+    const bool all_open = std::all_of(patch.files.begin(), patch.files.end(), unresolved);
+    if (all_open && git_apply(scratch, patch.text, patch.origin, false, false, {}).ok) {
+      continue;
+    }
+    for (const auto& file : patch.files) {
+      if (unresolved(file) &&
+          !git_apply(scratch, patch.text, patch.origin, false, false, {file}).ok) {
+        classify_failure(patch, file, false);
+      }
+    }
+  }
+  return analysis;
+}
+
+PatchOutcome PatchEngine::reconcile(const std::vector<Patch>& wanted, bool force) {
+  PatchOutcome outcome;
+  Analysis analysis = analyse(wanted);
+  const fs::path& scratch = analysis.scratch.path();
+
+  std::vector<std::string> troubled;
+  for (const auto& file : analysis.files) {
+    if (analysis.conflicts.count(file) != 0 || analysis.missing.count(file) != 0) {
+      troubled.push_back(file);
+    }
+  }
+  if (!troubled.empty() && !force) {
+    std::vector<std::string> described;
+    for (const auto& file : troubled) {
+      described.push_back(analysis.missing.count(file) != 0
+                              ? file + " (missing)"
+                              : file + " (edits overlap " + analysis.conflicts[file] + ")");
+    }
+    throw Error("local changes conflict with the Ascend patches in " + join(described) +
+                "; nothing was written. Commit, stash or undo those edits, or rerun with "
+                "--force-patches to save them under " + (state_dir_ / "saved").string() +
+                " and patch the committed files",
+                exit_code::patch_conflict);
+  }
+  if (!troubled.empty()) {
+    const auto repo = SourceRepo::open(tree_root_);
+    if (!repo) {
+      throw Error("--force-patches takes the committed content of " + join(troubled) + ", but " +
+                  tree_root_.string() +
+                  " is not a git checkout: restore those files from the source archive");
+    }
+    outcome.saved_dir = state_dir_ / "saved" / timestamp();
+    for (int n = 2; fs::exists(outcome.saved_dir); ++n) {
+      outcome.saved_dir = state_dir_ / "saved" / (timestamp() + "-" + std::to_string(n));
+    }
+    for (const auto& file : troubled) {
+      const auto committed = repo->committed_file(file);
+      if (!committed) {
+        throw Error("--force-patches: " + file + " is not in the committed tree (HEAD)");
+      }
+      write_bytes(scratch / file, *committed);
+      for (const auto& patch : wanted) {
+        if (patch.touches(file) &&
+            !git_apply(scratch, patch.text, patch.origin, false, false, {file}).ok) {
+          throw Error("the patch " + patch.origin.string() + " does not apply to the committed " +
+                      file + " either: the patch does not fit this tree",
+                      exit_code::patch_conflict);
+        }
+      }
+    }
+    for (const auto& file : troubled) {
+      if (fs::exists(tree_root_ / file)) {
+        fs::create_directories((outcome.saved_dir / file).parent_path());
+        fs::copy_file(tree_root_ / file, outcome.saved_dir / file);
+        outcome.saved.push_back(file);
+      }
+    }
+    spdlog::warn("saved your versions of {} under {}", join(outcome.saved),
+                 outcome.saved_dir.string());
+  }
+
+  // Every hunk fitted: now, and only now, write what differs.
+  for (const auto& file : analysis.files) {
+    const auto want = read_text_file(scratch / file);
+    const auto have = read_text_file(tree_root_ / file);
+    if (want == have) {
+      continue;
+    }
+    if (want) {
+      replace_file(scratch / file, tree_root_ / file);
+    } else {
+      fs::remove(tree_root_ / file);
+    }
+    outcome.written.push_back(file);
+  }
+  return outcome;
+}
+
+void PatchEngine::record_state(const std::vector<Patch>& wanted) const {
+  std::error_code ec;
+  fs::remove_all(state_dir_ / "applied", ec);
+  fs::create_directories(state_dir_ / "applied");
+  nlohmann::json state = {{"format", state_format}, {"mode", std::string(to_string(mode_))}};
+  state["patches"] = nlohmann::json::array();
+  state["files"] = nlohmann::json::array();
+  std::set<std::string> seen;
+  for (const auto& patch : wanted) {
+    write_bytes(state_dir_ / "applied" / patch.name, patch.text);
+    state["patches"].push_back({{"name", patch.name}, {"sha256", patch.sha256}});
+    for (const auto& file : patch.files) {
+      if (seen.insert(file).second) {
+        state["files"].push_back(
+            {{"path", file}, {"sha256", file_sha256(tree_root_ / file).value_or("")}});
+      }
+    }
+  }
+  const fs::path target = state_dir_ / "state.json";
+  write_bytes(target.string() + ".tmp", state.dump(2) + "\n");
+  fs::rename(target.string() + ".tmp", target);
+}
+
+PatchOutcome PatchEngine::apply(bool force) {
+  const std::vector<Patch> wanted = wanted_patches();
+  if (recorded_state_matches(wanted)) {
+    PatchOutcome outcome;
+    outcome.up_to_date = true;
+    return outcome;
+  }
+  PatchOutcome outcome = reconcile(wanted, force);
+  record_state(wanted);
+  return outcome;
+}
+
+PatchOutcome PatchEngine::restore(bool force) {
+  PatchOutcome outcome = reconcile({}, force);
+  std::error_code ec;
+  fs::remove(state_dir_ / "state.json", ec);
+  fs::remove_all(state_dir_ / "applied", ec);
+  return outcome;
+}
+
+PatchStatus PatchEngine::status() {
+  const std::vector<Patch> wanted = wanted_patches();
+  PatchStatus status;
+  if (recorded_state_matches(wanted)) {
+    for (const auto& patch : wanted) {
+      status.patches.push_back({patch.name, true, true});
+      for (const auto& file : patch.files) {
+        if (std::none_of(status.files.begin(), status.files.end(),
+                         [&](const auto& entry) { return entry.first == file; })) {
+          status.files.emplace_back(file, FileStatus::patched);
+        }
+      }
+    }
+    status.patched_for_mode = true;
+    return status;
+  }
+
+  const Analysis analysis = analyse(wanted);
+  auto same = [](const Patch* a, const Patch& b) {
+    return a->name == b.name && a->sha256 == b.sha256;
+  };
+  bool clean = true;
+  for (const auto& file : analysis.files) {
+    FileStatus file_status = FileStatus::pristine;
+    const auto found = analysis.applied.find(file);
+    const std::vector<const Patch*> applied =
+        found == analysis.applied.end() ? std::vector<const Patch*>{} : found->second;
+    std::vector<const Patch*> wanted_here;
+    for (const auto& patch : wanted) {
+      if (patch.touches(file)) {
+        wanted_here.push_back(&patch);
+      }
+    }
+    if (analysis.missing.count(file) != 0) {
+      file_status = FileStatus::missing;
+    } else if (analysis.conflicts.count(file) != 0) {
+      file_status = FileStatus::locally_modified;
+    } else if (!applied.empty()) {
+      const bool older = std::any_of(applied.begin(), applied.end(), [&](const Patch* a) {
+        return std::any_of(wanted.begin(), wanted.end(), [&](const Patch& w) {
+          return w.name == a->name && w.sha256 != a->sha256;
+        });
+      });
+      file_status = older ? FileStatus::patched_by_older_patch : FileStatus::patched;
+    }
+    const bool as_wanted =
+        file_status != FileStatus::missing && file_status != FileStatus::locally_modified &&
+        applied.size() == wanted_here.size() &&
+        std::equal(applied.begin(), applied.end(), wanted_here.begin(),
+                   [&](const Patch* a, const Patch* w) { return same(a, *w); });
+    clean = clean && as_wanted;
+    status.files.emplace_back(file, file_status);
+  }
+  auto applied_everywhere = [&](const Patch& patch) {
+    return std::all_of(patch.files.begin(), patch.files.end(), [&](const std::string& file) {
+      const auto found = analysis.applied.find(file);
+      return found != analysis.applied.end() &&
+             std::any_of(found->second.begin(), found->second.end(),
+                         [&](const Patch* a) { return same(a, patch); });
+    });
+  };
+  for (const auto& patch : wanted) {
+    status.patches.push_back({patch.name, applied_everywhere(patch), true});
+  }
+  for (const auto& patch : analysis.candidates) {
+    const bool listed = std::any_of(status.patches.begin(), status.patches.end(),
+                                    [&](const auto& entry) { return entry.name == patch.name; });
+    if (!listed) {
+      const bool applied = applied_everywhere(patch);
+      clean = clean && !applied;
+      status.patches.push_back({patch.name, applied, false});
+    }
+  }
+  status.patched_for_mode = clean;
+  return status;
+}
+
+PatchOutcome patch_source_tree(const fs::path& tree_root, const Profile& profile,
+                               std::optional<BuildMode> forced_mode, bool force) {
+  const ModeChoice mode = choose_build_mode(forced_mode, profile.switches, tree_root);
+  PatchEngine engine(tree_root, profile, mode.mode, PatchEngine::default_state_dir(tree_root));
+  PatchOutcome outcome = engine.apply(force);
+  if (outcome.written.empty()) {
+    spdlog::info("Ascend patches ({} build, {}): up to date, no file touched",
+                 to_string(mode.mode), mode.reason);
+  } else {
+    spdlog::info("Ascend patches ({} build, {}): wrote {}", to_string(mode.mode), mode.reason,
+                 join(outcome.written));
+  }
+  return outcome;
+}
+
+}  // namespace ascend_setup
