@@ -329,15 +329,19 @@ PatchEngine::Analysis PatchEngine::analyse(const std::vector<Patch>& wanted) con
   if (analysis.candidates.empty()) {
     // No record: any patch of the profile may be applied (the dev one in a
     // release build too, e.g. after a switch).
-    analysis.candidates = wanted;
-    if (mode_ == BuildMode::release) {
-      const fs::path dev = tree_root_ / profile_.patches.directory / profile_.patches.dev.file;
-      if (const auto text = read_text_file(dev)) {
-        try {
-          analysis.candidates.push_back(Patch::parse(profile_.patches.dev.file, dev, *text));
-        } catch (const Error& error) {
-          spdlog::warn("{} (not used in a release build)", error.what());
+    for (const PatchFile* entry : {&profile_.patches.main, &profile_.patches.dev}) {
+      const fs::path path = tree_root_ / profile_.patches.directory / entry->file;
+      const auto text = read_text_file(path);
+      if (!text) {
+        continue;
+      }
+      try {
+        analysis.candidates.push_back(Patch::parse(entry->file, path, *text));
+      } catch (const Error& error) {
+        if (entry == &profile_.patches.main || mode_ == BuildMode::dev) {
+          throw;
         }
+        spdlog::warn("{} (not used in a release build)", error.what());
       }
     }
   }

@@ -1,0 +1,218 @@
+// The patch engine and the distributed submodule through the built binary:
+// --apply-patches, --patch-status, --restore-sources, --force-patches, the
+// no-process check when nothing changed, a checkout owned by another user,
+// and the submodule cloned by libgit2 from a local remote.
+#include "ascend_setup/error.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+using namespace test_support;
+
+namespace {
+
+std::string path_with(const fs::path& first) {
+  const char* path = std::getenv("PATH");
+  return first.string() + ":" + (path ? path : "/usr/bin:/bin");
+}
+
+class PatchCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    tree = copy_example_tree(dir.path());
+    make_git_repo(tree, dir.path());
+    env = offline_env(dir.path());
+    env["TRITON_DEV_MODE"] = std::nullopt;
+    env["TRITON_RELEASE_MODE"] = std::nullopt;
+  }
+  ascend_setup::ProcessResult host(const std::vector<std::string>& args) {
+    return run_host(args, tree, env);
+  }
+
+  TempDir dir;
+  fs::path tree;
+  Env env;
+};
+
+TEST_F(PatchCliTest, StatusApplyRestoreRoundTrip) {
+  auto status = host({"--patch-status"});
+  EXPECT_EQ(status.exit_code, 1) << status.err;
+  EXPECT_NE(status.out.find("mode dev (branch main)\n"), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find("patch not-applied triton-ascend-3.6.0.patch\n"), std::string::npos);
+  EXPECT_NE(status.out.find("file pristine python/src/ir.cc\n"), std::string::npos);
+
+  auto apply = host({"--apply-patches"});
+  EXPECT_EQ(apply.exit_code, 0) << apply.err;
+  EXPECT_TRUE(apply.out.empty()) << "logs belong on stderr: " << apply.out;
+  EXPECT_NE(apply.err.find("wrote bin/triton-opt.cpp"), std::string::npos) << apply.err;
+
+  status = host({"--patch-status"});
+  EXPECT_EQ(status.exit_code, 0) << status.out;
+  EXPECT_NE(status.out.find("patch applied triton-ascend-dev-3.6.0.patch\n"), std::string::npos);
+  EXPECT_NE(status.out.find("file patched python/triton/runtime/autotuner.py\n"),
+            std::string::npos);
+  // The same tree is not patched for a release build (the dev patch is in).
+  status = host({"--release", "--patch-status"});
+  EXPECT_EQ(status.exit_code, 1);
+  EXPECT_NE(status.out.find("patch applied-unwanted triton-ascend-dev-3.6.0.patch\n"),
+            std::string::npos)
+      << status.out;
+
+  auto restore = host({"--restore-sources"});
+  EXPECT_EQ(restore.exit_code, 0) << restore.err;
+  EXPECT_EQ(must_run({"git", "status", "--porcelain"}, tree, git_env(dir.path())), "");
+  EXPECT_EQ(host({"--patch-status"}).exit_code, 1);
+}
+
+TEST_F(PatchCliTest, NoProcessIsStartedWhenNothingChanged) {
+  // A git on PATH that records every call, then runs the real one.
+  const fs::path bin = dir.path() / "bin";
+  const fs::path log = dir.path() / "git-calls.log";
+  write_file(bin / "git", "#!/bin/sh\necho \"$*\" >> '" + log.string() + "'\nexec /usr/bin/git \"$@\"\n");
+  fs::permissions(bin / "git", fs::perms(0755));
+  env["PATH"] = path_with(bin);
+
+  ASSERT_EQ(host({"--apply-patches"}).exit_code, 0);
+  const std::string first = read_file(log);
+  EXPECT_NE(first.find("apply"), std::string::npos) << "the fake git was not used";
+
+  const auto second = host({"--apply-patches"});
+  EXPECT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_NE(second.err.find("up to date, no file touched"), std::string::npos) << second.err;
+  EXPECT_EQ(read_file(log), first) << "git ran although nothing changed";
+  EXPECT_EQ(host({"--patch-status"}).exit_code, 0);
+  EXPECT_EQ(read_file(log), first);
+}
+
+TEST_F(PatchCliTest, OverlappingEditStopsWithExitCodeAndForceSavesIt) {
+  const fs::path semantic = tree / "python/triton/language/semantic.py";
+  std::string text = read_file(semantic);
+  text.replace(text.find("return (value, dtype)"), 21, "return (dtype, value)");
+  write_file(semantic, text);
+
+  const auto refused = host({"--apply-patches"});
+  EXPECT_EQ(refused.exit_code, ascend_setup::exit_code::patch_conflict);
+  EXPECT_NE(refused.err.find("python/triton/language/semantic.py"), std::string::npos);
+  EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1) << refused.err;
+  EXPECT_EQ(read_file(semantic), text);
+  EXPECT_EQ(read_file(tree / "python/src/ir.cc"), read_file(fs::path(EXAMPLE_TREE) / "python/src/ir.cc"));
+  const auto status = host({"--patch-status"});
+  EXPECT_NE(status.out.find("file locally-modified python/triton/language/semantic.py\n"),
+            std::string::npos)
+      << status.out;
+
+  const auto forced = host({"--force-patches", "--apply-patches"});
+  EXPECT_EQ(forced.exit_code, 0) << forced.err;
+  const auto at = forced.err.find((tree / "build/ascend-setup/patches/saved/").string());
+  ASSERT_NE(at, std::string::npos) << forced.err;
+  const std::string saved_dir = forced.err.substr(at, forced.err.find('\n', at) - at);
+  EXPECT_EQ(read_file(fs::path(saved_dir) / "python/triton/language/semantic.py"), text);
+  EXPECT_EQ(host({"--patch-status"}).exit_code, 0);
+}
+
+TEST_F(PatchCliTest, CheckoutOwnedByAnotherUserNeedsTrustAndNoConfigIsWritten) {
+  if (geteuid() != 0) {
+    GTEST_SKIP() << "needs root to give the checkout to another user";
+  }
+  must_run({"chown", "-R", "65534:65534", tree.string()}, dir.path());
+  const auto refused = host({"--apply-patches"});
+  EXPECT_EQ(refused.exit_code, ascend_setup::exit_code::bad_input);
+  EXPECT_NE(refused.err.find("owned by another user"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("--trust-source-dir"), std::string::npos) << refused.err;
+
+  const auto trusted = host({"--trust-source-dir", "--apply-patches"});
+  EXPECT_EQ(trusted.exit_code, 0) << trusted.err;
+  EXPECT_EQ(host({"--trust-source-dir", "--patch-status"}).exit_code, 0);
+  EXPECT_FALSE(fs::exists(dir.path() / ".gitconfig"));
+  EXPECT_FALSE(fs::exists(dir.path() / ".config/git"));
+  EXPECT_EQ(read_file(tree / ".git/config").find("safe"), std::string::npos);
+}
+
+TEST_F(PatchCliTest, ModeOptionsAreExclusive) {
+  const auto both = host({"--dev", "--release", "--patch-status"});
+  EXPECT_EQ(both.exit_code, ascend_setup::exit_code::usage) << both.err;
+  const auto two = host({"--apply-patches", "--restore-sources"});
+  EXPECT_EQ(two.exit_code, ascend_setup::exit_code::usage) << two.err;
+}
+
+// A superproject whose distributed submodule lives in a local repository.
+class DistributedSubmoduleTest : public PatchCliTest {
+ protected:
+  void SetUp() override {
+    PatchCliTest::SetUp();
+    remote = dir.path() / "remote" / "Triton-distributed-ascend";
+    write_file(remote / "python/triton_dist/__init__.py", "");
+    write_file(remote / "python/triton_dist/layers/__init__.py", "");
+    write_file(remote / "python/triton_dist/layers/nested/ops.py", "def op(): pass\n");
+    write_file(remote / "python/triton_dist/layers/nested/ops.pyi", "def op() -> None: ...\n");
+    make_git_repo(remote, dir.path());
+    must_run({"git", "-c", "protocol.file.allow=always", "submodule", "add", "-q", remote.string(),
+              submodule},
+             tree, git_env(dir.path()));
+    must_run({"git", "commit", "-q", "-m", "distributed submodule"}, tree, git_env(dir.path()));
+    clone = dir.path() / "clone";
+    must_run({"git", "clone", "-q", tree.string(), clone.string()}, dir.path(), git_env(dir.path()));
+  }
+  ascend_setup::ProcessResult host_in_clone(const std::vector<std::string>& args) {
+    return run_host(args, clone, env);
+  }
+
+  const std::string submodule = "third_party/ascend/Triton-distributed-ascend";
+  fs::path remote, clone;
+};
+
+TEST_F(DistributedSubmoduleTest, OnChecksTheSubmoduleOutWithLibgit2) {
+  ASSERT_TRUE(fs::is_empty(clone / submodule));
+  env["TRITON_BUILD_DISTRIBUTED"] = "ON";
+  // A git on PATH that records its calls: libgit2 must do the clone, not git.
+  const fs::path bin = dir.path() / "bin";
+  const fs::path log = dir.path() / "git-calls.log";
+  write_file(bin / "git", "#!/bin/sh\necho \"$*\" >> '" + log.string() + "'\nexec /usr/bin/git \"$@\"\n");
+  fs::permissions(bin / "git", fs::perms(0755));
+  env["PATH"] = path_with(bin);
+  const auto result = host_in_clone({"--dump-kwargs"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(fs::exists(clone / submodule / "python/triton_dist/layers/nested/ops.pyi"));
+  EXPECT_EQ(read_file(log).find("Triton-distributed-ascend"), std::string::npos) << read_file(log);
+  const auto kwargs = parse_json(result.out);
+  const auto& packages = kwargs["packages"];
+  for (const char* name : {"triton_dist", "triton_dist.layers", "triton_dist.layers.nested"}) {
+    EXPECT_NE(std::find(packages.begin(), packages.end(), name), packages.end()) << name;
+  }
+  // Already checked out: a second run leaves it alone.
+  EXPECT_EQ(host_in_clone({"--dump-kwargs"}).exit_code, 0);
+}
+
+TEST_F(DistributedSubmoduleTest, OffTouchesNothing) {
+  env["TRITON_BUILD_DISTRIBUTED"] = "OFF";
+  ASSERT_EQ(host_in_clone({"--dump-kwargs"}).exit_code, 0);
+  // (Upstream's own import-time `git submodule update --init ascend` may
+  // register it; git refuses its local-path clone, so it stays empty unless
+  // ascend-setup clones it.)
+  EXPECT_TRUE(fs::is_empty(clone / submodule));
+}
+
+TEST_F(DistributedSubmoduleTest, CloneFailureNamesThePathAndTheManualCommand) {
+  fs::rename(remote, dir.path() / "moved-away");  // the remote is unreachable
+  env["TRITON_BUILD_DISTRIBUTED"] = "ON";
+  const auto result = host_in_clone({"--dump-kwargs"});
+  EXPECT_EQ(result.exit_code, ascend_setup::exit_code::bad_input);
+  EXPECT_NE(result.err.find(submodule), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("git submodule update --init " + submodule), std::string::npos)
+      << result.err;
+  EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+}
+
+TEST_F(PatchCliTest, DistributedOnWithoutRegisteredSubmoduleIsAClearError) {
+  env["TRITON_BUILD_DISTRIBUTED"] = "1";
+  const auto result = host({"--dump-kwargs"});
+  EXPECT_EQ(result.exit_code, ascend_setup::exit_code::bad_input);
+  EXPECT_NE(result.err.find("third_party/ascend/Triton-distributed-ascend is not registered in "
+                            ".gitmodules"),
+            std::string::npos)
+      << result.err;
+}
+
+}  // namespace
