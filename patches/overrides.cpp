@@ -32,6 +32,7 @@ void apply_overrides(const OverrideContext& context) {
   override_distributed_package(context);
   override_cmake_build(context);
   override_build_wheel(context);
+  override_egg_info(context);
 }
 
 }  // namespace ascend_setup

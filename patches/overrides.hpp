@@ -41,6 +41,8 @@ void override_distributed_package(const OverrideContext& context);
 void override_cmake_build(const OverrideContext& context);
 // bdist_wheel -> BuildWheel, the Ascend subclass
 void override_build_wheel(const OverrideContext& context);
+// egg_info -> EggInfo: entry_points.txt in setup()'s order (ascend first)
+void override_egg_info(const OverrideContext& context);
 
 void apply_overrides(const OverrideContext& context);
 

@@ -59,6 +59,7 @@ TEST_F(HostTest, DumpShowsTheAscendLayer) {
   EXPECT_EQ(kwargs["cmdclass"]["build_ext"], "setup.CMakeBuild");
   EXPECT_EQ(kwargs["cmdclass"]["bdist_wheel"], "setup.BuildWheel");
   EXPECT_EQ(kwargs["cmdclass"]["sdist"], "setup.plugin_sdist");
+  EXPECT_EQ(kwargs["cmdclass"]["egg_info"], "setup.EggInfo");
   EXPECT_EQ(kwargs["ext_modules"][0]["__class__"], "setup.CMakeExtension");
   EXPECT_FALSE(kwargs.contains("package_data"));
   // Upstream's keys keep their order; the layer's new key comes last.

@@ -4,8 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
+
+#include <sys/stat.h>
 
 namespace test_support {
 
@@ -96,6 +100,84 @@ nlohmann::ordered_json parse_json(const std::string& text) {
     ADD_FAILURE() << "not JSON: " << error.what() << "\n" << text;
     return {};
   }
+}
+
+std::string path_with_stand_ins() {
+  const char* path = std::getenv("PATH");
+  return std::string(STAND_INS) + ":" + (path ? path : "/usr/bin:/bin");
+}
+
+bool CmakeCall::is_configure() const {
+  return !args.empty() && std::find(args.begin(), args.end(), "--build") == args.end() &&
+         std::find(args.begin(), args.end(), "--version") == args.end();
+}
+
+std::vector<CmakeCall> read_cmake_calls(const fs::path& log) {
+  std::vector<CmakeCall> calls(1);
+  std::istringstream in(read_file(log));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line == "--end--") {
+      calls.emplace_back();
+    } else if (line.rfind("env:", 0) == 0) {
+      const auto equals = line.find('=');
+      calls.back().env[line.substr(4, equals - 4)] = line.substr(equals + 1);
+    } else {
+      calls.back().args.push_back(line);
+    }
+  }
+  calls.pop_back();
+  return calls;
+}
+
+std::vector<fs::path> files_in(const fs::path& dir, const std::string& suffix) {
+  std::vector<fs::path> found;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() >= suffix.size() &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      found.push_back(entry.path());
+    }
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+std::vector<std::string> wheel_members(const fs::path& wheel) {
+  const std::string out = must_run(
+      {SYSTEM_PYTHON, "-c",
+       "import sys, zipfile\n"
+       "for i in zipfile.ZipFile(sys.argv[1]).infolist():\n"
+       "    print(oct((i.external_attr >> 16) & 0o777)[2:], i.filename)\n",
+       wheel.string()},
+      wheel.parent_path());
+  std::vector<std::string> members;
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    members.push_back(line);
+  }
+  return members;
+}
+
+std::map<fs::path, long long> source_mtimes(const fs::path& tree) {
+  std::map<fs::path, long long> times;
+  for (auto it = fs::recursive_directory_iterator(tree); it != fs::recursive_directory_iterator();
+       ++it) {
+    const std::string name = it->path().filename().string();
+    if (it->is_directory() && (name == "build" || name == "dist" || name == ".git" ||
+                               name.find(".egg-info") != std::string::npos)) {
+      it.disable_recursion_pending();
+    } else if (!it->is_directory()) {
+      struct stat info {};
+      if (::lstat(it->path().c_str(), &info) == 0) {
+        times[it->path()] =
+            static_cast<long long>(info.st_mtim.tv_sec) * 1000000000LL + info.st_mtim.tv_nsec;
+      }
+    }
+  }
+  return times;
 }
 
 }  // namespace test_support

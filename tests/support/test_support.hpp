@@ -56,4 +56,26 @@ ascend_setup::ProcessResult run_host(const std::vector<std::string>& args, const
 
 nlohmann::ordered_json parse_json(const std::string& text);
 
+// PATH with the test stand-ins (tests/stand_ins: a recording cmake in front of
+// the real one, an auditwheel) first.
+std::string path_with_stand_ins();
+
+// One call the recording cmake stand-in saw.
+struct CmakeCall {
+  std::vector<std::string> args;
+  std::map<std::string, std::string> env;
+  bool is_configure() const;  // not --build, not --version
+};
+std::vector<CmakeCall> read_cmake_calls(const fs::path& log);
+
+// Files directly in `dir` whose names end with `suffix`, sorted.
+std::vector<fs::path> files_in(const fs::path& dir, const std::string& suffix);
+
+// "<mode in octal> <name>" for every member of a wheel (zip), in zip order.
+std::vector<std::string> wheel_members(const fs::path& wheel);
+
+// Modification times (ns) of every file under `tree` except build outputs
+// (build/, dist/, *.egg-info, .git).
+std::map<fs::path, long long> source_mtimes(const fs::path& tree);
+
 }  // namespace test_support
