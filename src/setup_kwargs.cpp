@@ -67,8 +67,15 @@ py::dict rewrite_setup_kwargs(const py::dict& captured, const py::module_& modul
     if (captured.contains("package_data") && !captured["package_data"].is_none()) {
       package_data = py::dict(captured["package_data"]);
     }
-    package_data[py::str(profile.distributed.package)] =
-        string_list(profile.distributed.package_data);
+    // The patterns hold for triton_dist and each of its subpackages
+    // (setuptools applies a package_data entry to its own package only).
+    const std::string& top = profile.distributed.package;
+    for (const auto& package : kwargs["packages"]) {
+      const std::string name = py::str(package).cast<std::string>();
+      if (name == top || name.rfind(top + ".", 0) == 0) {
+        package_data[py::str(name)] = string_list(profile.distributed.package_data);
+      }
+    }
     kwargs["package_data"] = package_data;
   }
   return kwargs;

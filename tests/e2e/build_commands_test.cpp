@@ -1,0 +1,218 @@
+// The Ascend build commands on the example tree with real CMake, Ninja and
+// clang/lld (LLVM replaced by the stub directory through LLVM_SYSPATH; cmake
+// behind the recording stand-in): the CMake check's failures, coverage
+// tooling on and off, develop / egg_info / install / clean, and a wheel with
+// the distributed package from a local submodule.
+#include "ascend_setup/error.hpp"
+#include "ascend_setup/profile.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace test_support;
+
+namespace {
+
+bool contains(const std::vector<std::string>& items, const std::string& item) {
+  return std::find(items.begin(), items.end(), item) != items.end();
+}
+
+std::vector<CmakeCall> configure_calls(const fs::path& log) {
+  std::vector<CmakeCall> found;
+  for (const auto& call : read_cmake_calls(log)) {
+    if (call.is_configure()) {
+      found.push_back(call);
+    }
+  }
+  return found;
+}
+
+class BuildCommandsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    tree = copy_example_tree(dir.path());
+    cmake_log = dir.path() / "cmake-calls.log";
+    env = offline_env(dir.path());
+    env["MAX_JOBS"] = "2";
+    env["PATH"] = path_with_stand_ins();
+    env["CMAKE_CALL_LOG"] = cmake_log.string();
+  }
+  // A bin directory holding only `git` (and `cmake` when `cmake_script` is set).
+  std::string bare_path(const std::string& cmake_script) {
+    const fs::path bin = dir.path() / "bare-bin";
+    fs::create_directories(bin);
+    fs::create_symlink("/usr/bin/git", bin / "git");
+    if (!cmake_script.empty()) {
+      write_file(bin / "cmake", "#!/bin/sh\n" + cmake_script + "\n");
+      fs::permissions(bin / "cmake", fs::perms(0755));
+    }
+    return bin.string();
+  }
+
+  TempDir dir;
+  fs::path tree, cmake_log;
+  Env env;
+};
+
+TEST_F(BuildCommandsTest, CmakeCheckFailuresAreClearErrors) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"", "CMake >= 3.20 is needed to build triton: no cmake on PATH"},
+      {"exit 1", "CMake >= 3.20 is needed to build triton: `cmake --version` exited with 1"},
+      {"echo hello", "CMake >= 3.20 is needed to build triton: `cmake --version` printed no version"},
+      {"echo 'cmake version 3.16.3'", "CMake >= 3.20 is needed to build triton: found 3.16"},
+  };
+  for (const auto& [script, message] : cases) {
+    fs::remove_all(dir.path() / "bare-bin");
+    env["PATH"] = bare_path(script);
+    const auto result = run_host({"build_ext"}, tree, env);
+    EXPECT_EQ(result.exit_code, ascend_setup::exit_code::bad_input) << script << result.err;
+    EXPECT_NE(result.err.find("ascend-setup: error: " + message + "\n"), std::string::npos)
+        << script << "\n" << result.err;
+    EXPECT_EQ(result.err.find("Traceback"), std::string::npos) << result.err;
+  }
+}
+
+TEST_F(BuildCommandsTest, CoverageOnSetsEverythingAndOffRemovesLeftovers_RecordingCmake) {
+  const auto profile = ascend_setup::parse_profile(ascend_setup::builtin_profile_text(), "built-in");
+  env["TRITON_ENABLE_COVERAGE_HITEST"] = "on";
+  env["HITEST_HOME"] = "/opt/hitest-test";
+  auto result = run_host({"build_ext"}, tree, env);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto calls = read_cmake_calls(cmake_log);
+  auto configures = configure_calls(cmake_log);
+  ASSERT_EQ(configures.size(), 1u);
+  EXPECT_EQ(std::count(configures[0].args.begin(), configures[0].args.end(),
+                       "-DTRITON_ENABLE_COVERAGE_HITEST=ON"),
+            1);
+  for (const auto& call : calls) {
+    if (call.args.size() > 0 && call.args[0] == "--version") {
+      continue;  // the version check runs before the variables are set
+    }
+    for (const auto& [name, value] : profile.coverage.set) {
+      EXPECT_EQ(call.env.count(name), 1u) << name;
+    }
+    EXPECT_EQ(call.env.at("HitestHome"), "/opt/hitest-test");
+    EXPECT_EQ(call.env.at("HITEST_USER_ACCOUNT"), "a00000000");
+    EXPECT_EQ(call.env.at("lltcovRootpath"), "/opt/covdata");
+    EXPECT_EQ(call.env.at("HITEST_COVSTUB_ROOT_DIR"),
+              "/opt/hitest-test/apache-tomcat-8.0.39/webapps/datasource/Container_Default/base");
+    EXPECT_EQ(call.env.at("PATH").rfind("/opt/hitest-test:", 0), 0u) << call.env.at("PATH");
+    EXPECT_EQ(call.env.at("LD_LIBRARY_PATH").rfind("/opt/hitest-test", 0), 0u);
+  }
+
+  // Off, with leftovers of an earlier coverage shell in the environment.
+  fs::remove(cmake_log);
+  env["TRITON_ENABLE_COVERAGE_HITEST"] = std::nullopt;
+  env["HITEST_FOO"] = "1";
+  env["HitestHome"] = "/old";
+  env["lltcovRootpath"] = "/old";
+  result = run_host({"build_ext"}, tree, env);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  configures = configure_calls(cmake_log);
+  ASSERT_EQ(configures.size(), 1u);
+  EXPECT_FALSE(contains(configures[0].args, "-DTRITON_ENABLE_COVERAGE_HITEST=ON"));
+  for (const auto& [name, value] : configures[0].env) {
+    EXPECT_NE(name.rfind("HITEST_", 0), 0u) << name;
+    EXPECT_NE(name, "HitestHome");
+    EXPECT_NE(name, "lltcovRootpath");
+  }
+}
+
+TEST_F(BuildCommandsTest, EggInfoDevelopInstallCleanWorkThroughTheHost_StubLlvm) {
+  // egg_info: the rewritten metadata, entry points in setup()'s order.
+  auto result = run_host({"egg_info"}, tree, env);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const fs::path egg_info = tree / "python/triton_ascend.egg-info";
+  EXPECT_NE(read_file(egg_info / "PKG-INFO").find("Name: triton-ascend\n"), std::string::npos);
+  EXPECT_EQ(read_file(egg_info / "entry_points.txt").rfind(
+                "[triton.backends]\nascend = triton.backends.ascend\n"
+                "nvidia = triton.backends.nvidia\namd = triton.backends.amd\n",
+                0),
+            0u)
+      << read_file(egg_info / "entry_points.txt");
+
+  // install into one venv (as pip runs setup.py install), develop into another.
+  const fs::path installed = dir.path() / "installed";
+  const fs::path developed = dir.path() / "developed";
+  for (const auto& venv : {installed, developed}) {
+    must_run({SYSTEM_PYTHON, "-m", "venv", "--system-site-packages", venv.string()}, dir.path());
+  }
+  result = run_host({"--python", (installed / "bin/python").string(), "install",
+                     "--single-version-externally-managed", "--record",
+                     (dir.path() / "record.txt").string()},
+                    tree, env);
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  const std::string probe =
+      "import triton; print(triton.backends(), triton._C.libtriton.ir.ascend_target(), "
+      "triton.__file__)";
+  std::string out = must_run({(installed / "bin/python").string(), "-c", probe}, dir.path());
+  EXPECT_EQ(out.rfind("['ascend', 'nvidia', 'amd'] Ascend910B " + installed.string(), 0), 0u)
+      << out;
+  const fs::path installed_init = out.substr(out.rfind(' ') + 1, out.size() - out.rfind(' ') - 2);
+  EXPECT_TRUE(fs::exists(installed_init.parent_path() / "_C/triton-opt")) << installed_init;
+
+  result = run_host({"--python", (developed / "bin/python").string(), "develop", "--no-deps"},
+                    tree, env);
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  out = must_run({(developed / "bin/python").string(), "-c", probe}, dir.path());
+  EXPECT_EQ(out, "['ascend', 'nvidia', 'amd'] Ascend910B " +
+                     (tree / "python/triton/__init__.py").string() + "\n");
+  EXPECT_TRUE(fs::is_symlink(tree / "python/triton/backends/ascend"));
+  EXPECT_TRUE(fs::exists(tree / "python/triton/_C/triton-opt"));
+
+  // clean: upstream's CMakeClean removes the CMake build directory.
+  std::vector<fs::path> cmake_dirs;
+  for (const auto& entry : fs::directory_iterator(tree / "build")) {
+    if (entry.path().filename().string().rfind("cmake.", 0) == 0) {
+      cmake_dirs.push_back(entry.path());
+    }
+  }
+  ASSERT_EQ(cmake_dirs.size(), 1u);
+  result = run_host({"clean"}, tree, env);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_FALSE(fs::exists(cmake_dirs[0]));
+}
+
+TEST_F(BuildCommandsTest, DistributedWheelCarriesTheWholeTritonDistPackage_StubLlvm) {
+  const fs::path remote = dir.path() / "remote/Triton-distributed-ascend";
+  write_file(remote / "python/triton_dist/__init__.py", "");
+  write_file(remote / "python/triton_dist/__init__.pyi", "");
+  write_file(remote / "python/triton_dist/layers/__init__.py", "");
+  write_file(remote / "python/triton_dist/layers/nested/ops.py", "def op(): pass\n");
+  write_file(remote / "python/triton_dist/layers/nested/ops.pyi", "def op() -> None: ...\n");
+  write_file(remote / "python/triton_dist/layers/nested/README.txt", "not packaged\n");
+  make_git_repo(remote, dir.path());
+  make_git_repo(tree, dir.path());
+  const std::string submodule = "third_party/ascend/Triton-distributed-ascend";
+  must_run({"git", "-c", "protocol.file.allow=always", "submodule", "add", "-q", remote.string(),
+            submodule},
+           tree, git_env(dir.path()));
+  must_run({"git", "commit", "-q", "-m", "distributed"}, tree, git_env(dir.path()));
+  const fs::path clone = dir.path() / "clone";
+  must_run({"git", "clone", "-q", tree.string(), clone.string()}, dir.path(), git_env(dir.path()));
+
+  env["TRITON_BUILD_DISTRIBUTED"] = "ON";
+  const auto result = run_host({"bdist_wheel"}, clone, env);
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  const auto configures = configure_calls(cmake_log);
+  ASSERT_EQ(configures.size(), 1u);
+  EXPECT_EQ(configures[0].args.back(), "-DTRITON_BUILD_DISTRIBUTED=ON");
+
+  const auto wheels = files_in(clone / "dist", ".whl");
+  ASSERT_EQ(wheels.size(), 1u);
+  std::vector<std::string> dist_members;
+  for (const auto& member : wheel_members(wheels[0])) {
+    const std::string name = member.substr(member.find(' ') + 1);
+    if (name.rfind("triton_dist/", 0) == 0) {
+      dist_members.push_back(name);
+    }
+  }
+  std::sort(dist_members.begin(), dist_members.end());
+  EXPECT_EQ(dist_members, (std::vector<std::string>{
+                              "triton_dist/__init__.py", "triton_dist/__init__.pyi",
+                              "triton_dist/layers/__init__.py",
+                              "triton_dist/layers/nested/ops.py",
+                              "triton_dist/layers/nested/ops.pyi"}));
+}
+
+}  // namespace
