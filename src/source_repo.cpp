@@ -36,11 +36,12 @@ void SourceRepo::trust_all_owners() {
 }
 
 std::optional<SourceRepo> SourceRepo::open(const std::filesystem::path& tree_root) {
-  ensure_libgit2();
   // `.git` is a directory in a plain clone and a file in a worktree or submodule.
+  // Checked first: libgit2's init loads the TLS certificates (milliseconds).
   if (!std::filesystem::exists(std::filesystem::symlink_status(tree_root / ".git"))) {
     return std::nullopt;
   }
+  ensure_libgit2();
   git_repository* repo = nullptr;
   const int rc = git_repository_open_ext(&repo, tree_root.c_str(),
                                          GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);

@@ -1,0 +1,122 @@
+"""ascend-setup's own cost, printed side by side in one run (bench/run host).
+
+1. The host's work: `ascend-setup --dump-kwargs` (start, profile, embedded
+   interpreter, setup.py, overrides, kwargs rewrite, JSON) against the
+   irreducible part: a plain python3 executing the same setup.py with
+   setuptools.setup stubbed. Runs alternate; medians are compared.
+2. A first `ascend-setup bdist_wheel` against a rebuild with nothing changed,
+   with the number of recompiled objects and of source files given a new mtime.
+"""
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+STUB_SETUP = """
+import os, runpy, sys, setuptools
+setuptools.setup = lambda **kwargs: None
+tree = sys.argv[1]
+os.chdir(tree)
+sys.path.insert(0, tree)
+sys.argv = ["setup.py", "--name"]
+runpy.run_path("setup.py", run_name="setup")
+"""
+
+
+def cpu_of_children():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(argv, cwd, env):
+    """Wall time and CPU time (user + system) of one run."""
+    cpu = cpu_of_children()
+    start = time.perf_counter()
+    result = subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    elapsed = time.perf_counter() - start
+    if result.returncode != 0:
+        sys.exit(f"{argv[0]} failed ({result.returncode}):\n{result.stderr.decode()}")
+    return elapsed, cpu_of_children() - cpu
+
+
+def mtimes(root, want):
+    found = {}
+    for directory, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if want(os.path.join(directory, d), True)]
+        for name in files:
+            path = os.path.join(directory, name)
+            if want(path, False):
+                found[path] = os.lstat(path).st_mtime_ns
+    return found
+
+
+def changed(before, after):
+    return sum(1 for path, stamp in after.items() if before.get(path) != stamp)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", required=True)
+    parser.add_argument("--tree", required=True)
+    parser.add_argument("--runs", type=int, default=20)
+    args = parser.parse_args()
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+    work = tempfile.mkdtemp(prefix="ascend-setup-bench-")
+    try:
+        tree = os.path.join(work, "tree")
+        shutil.copytree(args.tree, tree, symlinks=True)
+        env = dict(os.environ)
+        for name in ("VIRTUAL_ENV", "ASCEND_SETUP_LOG_LEVEL", "PYTHONPATH"):
+            env.pop(name, None)
+        env.update({
+            "LLVM_SYSPATH": env.get("LLVM_SYSPATH", os.path.join(root, "examples", "stub-llvm")),
+            "TRITON_OFFLINE_BUILD": "1",
+            "TRITON_HOME": os.path.join(work, "home"),
+            "MAX_JOBS": str(os.cpu_count()),
+        })
+        # The Ascend defaults, so that both runs see the same environment.
+        for name, value in (("TRITON_BUILD_WITH_CCACHE", "true"), ("TRITON_BUILD_WITH_CLANG_LLD", "true"),
+                            ("TRITON_BUILD_PROTON", "OFF"), ("TRITON_WHEEL_NAME", "triton-ascend"),
+                            ("TRITON_BUILD_DISTRIBUTED", "OFF"),
+                            ("TRITON_APPEND_CMAKE_ARGS", "-DTRITON_BUILD_UT=OFF")):
+            env.setdefault(name, value)
+
+        host_runs, plain_runs = [], []
+        for _ in range(args.runs):
+            host_runs.append(timed([args.binary, "--dump-kwargs"], tree, env))
+            plain_runs.append(timed(["/usr/bin/python3", "-c", STUB_SETUP, tree], tree, env))
+        median = lambda runs, i: statistics.median(run[i] for run in runs)
+        print(f"host's own work: {args.tree}, {args.runs} alternating runs each (medians)")
+        print(f"  {'':44} {'wall ms':>9} {'cpu ms':>9}")
+        for label, runs in (("ascend-setup --dump-kwargs", host_runs),
+                            ("python3 running setup.py, setup() stubbed", plain_runs)):
+            print(f"  {label:44} {median(runs, 0) * 1000:9.1f} {median(runs, 1) * 1000:9.1f}")
+        print(f"  ratio host / irreducible: wall {median(host_runs, 0) / median(plain_runs, 0):.3f}, "
+              f"cpu {median(host_runs, 1) / median(plain_runs, 1):.3f} (target <= 1.10)")
+
+        is_source = lambda path, is_dir: not (is_dir and os.path.basename(path) in
+                                              ("build", "dist", ".git")) and ".egg-info" not in path
+        is_build = lambda path, is_dir: is_dir or path.endswith(".o")
+        (first, _) = timed([args.binary, "bdist_wheel"], tree, env)
+        sources = mtimes(tree, is_source)
+        objects = mtimes(os.path.join(tree, "build"), is_build)
+        (again, _) = timed([args.binary, "bdist_wheel"], tree, env)
+        print(f"bdist_wheel of {args.tree} in a fresh copy ({len(objects)} objects)")
+        print(f"  {'':44} {'wall':>9} {'objects compiled':>17} {'sources touched':>16}")
+        print(f"  {'first build':44} {first:8.2f}s {len(objects):17d} {'-':>16}")
+        print(f"  {'rebuild, nothing changed':44} {again:8.2f}s "
+              f"{changed(objects, mtimes(os.path.join(tree, 'build'), is_build)):17d} "
+              f"{changed(sources, mtimes(tree, is_source)):16d}")
+        print(f"  ratio rebuild / first build: {again / first:.2f}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
