@@ -213,6 +213,26 @@ int report_python_error(py::error_already_set& error, Phase phase) {
     spdlog::error("{}", py::str(error.value()).cast<std::string>());
     return code;
   }
+  // A build tool that failed (cmake, ninja, ...): its own output says why;
+  // a traceback through setuptools would only bury it.
+  py::object called_process_error =
+      py::module_::import("subprocess").attr("CalledProcessError");
+  if (error.matches(called_process_error)) {
+    if (traceback_always) {
+      print_traceback(error);
+    }
+    flush_python_streams();
+    py::object command = error.value().attr("cmd");
+    std::string text = py::str(command).cast<std::string>();
+    if (py::isinstance<py::list>(command) || py::isinstance<py::tuple>(command)) {
+      text = py::str(py::module_::import("shlex").attr("join")(
+                         py::module_::import("builtins").attr("map")(py::str().get_type(), command)))
+                 .cast<std::string>();
+    }
+    spdlog::error("`{}` exited with {} while {} (its output is above)", text,
+                  py::str(error.value().attr("returncode")).cast<std::string>(), phase_name(phase));
+    return exit_code::python_error;
+  }
   print_traceback(error);
   flush_python_streams();
   spdlog::error("Python raised {} while {} (the traceback above shows where)",

@@ -37,11 +37,13 @@ class BuildCommandsTest : public ::testing::Test {
     env["PATH"] = path_with_stand_ins();
     env["CMAKE_CALL_LOG"] = cmake_log.string();
   }
-  // A bin directory holding only `git` (and `cmake` when `cmake_script` is set).
+  // A bin directory holding only git and ninja (and a `cmake` running
+  // `cmake_script` when that is set).
   std::string bare_path(const std::string& cmake_script) {
     const fs::path bin = dir.path() / "bare-bin";
     fs::create_directories(bin);
     fs::create_symlink("/usr/bin/git", bin / "git");
+    fs::create_symlink("/usr/bin/ninja", bin / "ninja");
     if (!cmake_script.empty()) {
       write_file(bin / "cmake", "#!/bin/sh\n" + cmake_script + "\n");
       fs::permissions(bin / "cmake", fs::perms(0755));
@@ -70,6 +72,26 @@ TEST_F(BuildCommandsTest, CmakeCheckFailuresAreClearErrors) {
         << script << "\n" << result.err;
     EXPECT_EQ(result.err.find("Traceback"), std::string::npos) << result.err;
   }
+}
+
+TEST_F(BuildCommandsTest, FailingConfigureIsOneLineNamingTheCommand) {
+  env["PATH"] = bare_path(
+      "case \"$1\" in --version) echo 'cmake version 3.25.1' ;; *) echo 'CMake Error: no LLVM' >&2; "
+      "exit 2 ;; esac");
+  const auto result = run_host({"build_ext"}, tree, env);
+  EXPECT_EQ(result.exit_code, ascend_setup::exit_code::python_error);
+  EXPECT_NE(result.err.find("CMake Error: no LLVM\n"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("ascend-setup: error: `cmake " + tree.string() + " -G Ninja "),
+            std::string::npos)
+      << result.err;
+  EXPECT_NE(result.err.find("-DTRITON_BUILD_DISTRIBUTED=OFF` exited with 2 while running setup() "
+                            "(its output is above)\n"),
+            std::string::npos)
+      << result.err;
+  EXPECT_EQ(result.err.find("Traceback"), std::string::npos) << result.err;
+  // --log-level debug shows where in Python it happened.
+  const auto debug = run_host({"--log-level", "debug", "build_ext"}, tree, env);
+  EXPECT_NE(debug.err.find("Traceback"), std::string::npos) << debug.err;
 }
 
 TEST_F(BuildCommandsTest, CoverageOnSetsEverythingAndOffRemovesLeftovers_RecordingCmake) {
