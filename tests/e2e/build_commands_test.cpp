@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 using namespace test_support;
 
 namespace {
@@ -92,6 +94,78 @@ TEST_F(BuildCommandsTest, FailingConfigureIsOneLineNamingTheCommand) {
   // --log-level debug shows where in Python it happened.
   const auto debug = run_host({"--log-level", "debug", "build_ext"}, tree, env);
   EXPECT_NE(debug.err.find("Traceback"), std::string::npos) << debug.err;
+}
+
+// Upstream's configure call as a tuple; check_call restored after
+// build_extension whether it returned or raised; tools copied without strip.
+// setup.py is the example's with those two lines changed; cmake is a script.
+TEST_F(BuildCommandsTest, TupleConfigureCallAndCheckCallRestoredInEveryCase_ScriptedCmake) {
+  const fs::path setup_py = tree / "setup.py";
+  std::string text = read_file(setup_py);
+  const std::string list_call = "subprocess.check_call([\"cmake\", self.base_dir] + cmake_args,";
+  ASSERT_NE(text.find(list_call), std::string::npos);
+  text.replace(text.find(list_call), list_call.size(),
+               "subprocess.check_call(tuple([\"cmake\", self.base_dir] + cmake_args),");
+  const std::string build_py_run = "        self.run_command(\"build_ext\")\n";
+  ASSERT_NE(text.find(build_py_run), std::string::npos);
+  text.replace(text.find(build_py_run), build_py_run.size(),
+               "        try:\n"
+               "            self.run_command(\"build_ext\")\n"
+               "        finally:\n"
+               "            print('check_call restored:', hasattr(subprocess.check_call, "
+               "'__code__'), flush=True)\n");
+  write_file(setup_py, text);
+
+  // cmake: records its arguments; "--build" makes the tools (copies of true,
+  // with symbols); a configure call exits with $CONFIGURE_EXIT.
+  const fs::path calls = dir.path() / "scripted-cmake.log";
+  env["PATH"] = bare_path(
+      "echo \"$*\" >> '" + calls.string() + "'\n"
+      "case \"$1\" in\n"
+      "  --version) echo 'cmake version 3.25.1' ;;\n"
+      "  --build) /bin/mkdir -p bin third_party/ascend/bin; /bin/cp /usr/bin/true bin/triton-opt;"
+      " /bin/cp /usr/bin/true third_party/ascend/bin/triton-mlir-opt ;;\n"
+      "  *) exit \"${CONFIGURE_EXIT:-0}\" ;;\n"
+      "esac");
+  auto result = run_host({"build_py"}, tree, env);
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_NE(result.out.find("check_call restored: True\n"), std::string::npos) << result.out;
+  const std::string log = read_file(calls);
+  const std::string configure = log.substr(log.find(tree.string()));
+  const std::string configure_line = configure.substr(0, configure.find('\n'));
+  const std::string injected =
+      " -DTRITON_BUILD_UT=OFF -DLLVM_MAJOR_VERSION_22_COMPATIBLE=ON -DTRITON_BUILD_DISTRIBUTED=OFF";
+  EXPECT_TRUE(configure_line.size() > injected.size() &&
+              configure_line.compare(configure_line.size() - injected.size(), injected.size(),
+                                     injected) == 0)
+      << configure_line;
+  std::istringstream lines(log);
+  int build_calls = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("--build", 0) == 0) {
+      ++build_calls;
+      EXPECT_EQ(line.find("-DLLVM_MAJOR_VERSION_22_COMPATIBLE"), std::string::npos) << line;
+    }
+  }
+  EXPECT_EQ(build_calls, 2) << log;
+  bool copied = false;
+  for (const auto& entry : fs::recursive_directory_iterator(tree / "build")) {
+    if (entry.path().filename() == "triton-mlir-opt" &&
+        entry.path().parent_path().filename() == "_C") {
+      copied = true;
+      EXPECT_EQ(fs::status(entry.path()).permissions() & fs::perms::all, fs::perms(0755));
+      EXPECT_EQ(read_file(entry.path()), read_file("/usr/bin/true")) << "no strip on PATH";
+    }
+  }
+  EXPECT_TRUE(copied);
+  EXPECT_NE(result.err.find("copied third_party/ascend/bin/triton-mlir-opt to "), std::string::npos);
+
+  env["CONFIGURE_EXIT"] = "3";
+  result = run_host({"build_py"}, tree, env);
+  EXPECT_EQ(result.exit_code, ascend_setup::exit_code::python_error) << result.err;
+  EXPECT_NE(result.out.find("check_call restored: True\n"), std::string::npos) << result.out;
+  EXPECT_NE(result.err.find("exited with 3 while running setup()"), std::string::npos)
+      << result.err;
 }
 
 TEST_F(BuildCommandsTest, CoverageOnSetsEverythingAndOffRemovesLeftovers_RecordingCmake) {

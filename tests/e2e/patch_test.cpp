@@ -130,6 +130,18 @@ TEST_F(PatchCliTest, CheckoutOwnedByAnotherUserNeedsTrustAndNoConfigIsWritten) {
   EXPECT_EQ(read_file(tree / ".git/config").find("safe"), std::string::npos);
 }
 
+TEST_F(PatchCliTest, SourceArchiveOwnedByAnotherUserNeedsNoTrust) {
+  if (geteuid() != 0) {
+    GTEST_SKIP() << "needs root to give the tree to another user";
+  }
+  fs::remove_all(tree / ".git");
+  must_run({"chown", "-R", "65534:65534", tree.string()}, dir.path());
+  const auto result = host({"--apply-patches"});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.err.find("(release build, not a git checkout)"), std::string::npos)
+      << result.err;
+}
+
 TEST_F(PatchCliTest, ModeOptionsAreExclusive) {
   const auto both = host({"--dev", "--release", "--patch-status"});
   EXPECT_EQ(both.exit_code, ascend_setup::exit_code::usage) << both.err;
