@@ -12,6 +12,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <iostream>
 
 namespace py = pybind11;
@@ -61,7 +62,13 @@ int run_setup_py(const HostOptions& options, const SourceTree& tree,
                  const std::shared_ptr<const Profile>& profile) {
   Phase phase = Phase::loading_setup_py;
   try {
+    const auto started = std::chrono::steady_clock::now();
+    auto elapsed_ms = [&started] {
+      return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+          .count();
+    };
     CapturedSetup captured = capture_setup(tree.setup_py);
+    spdlog::debug("setup.py executed ({:.1f} ms)", elapsed_ms());
     if (options.dump == DumpMode::captured) {
       print_json(to_json(captured.kwargs));
       return exit_code::ok;
@@ -75,6 +82,7 @@ int run_setup_py(const HostOptions& options, const SourceTree& tree,
                      options.mode, options.force_patches});
     py::dict kwargs =
         rewrite_setup_kwargs(captured.kwargs, captured.module, *profile, tree.root, platform);
+    spdlog::debug("overrides applied, kwargs rewritten ({:.1f} ms)", elapsed_ms());
     if (options.dump == DumpMode::rewritten) {
       print_json(to_json(kwargs));
       return exit_code::ok;

@@ -81,3 +81,26 @@ TEST(CommandLine, LogLevelDefaultsFromEnvironment) {
   EXPECT_EQ(parse({"--log-level=error"}).log_level, "error");
   unsetenv("ASCEND_SETUP_LOG_LEVEL");
 }
+
+TEST(CommandLine, PatchOptionsAndMode) {
+  EXPECT_EQ(parse({}).patch_action, PatchAction::none);
+  EXPECT_EQ(parse({"--apply-patches"}).patch_action, PatchAction::apply);
+  EXPECT_EQ(parse({"--patch-status"}).patch_action, PatchAction::status);
+  const HostOptions restore = parse({"--force-patches", "--restore-sources"});
+  EXPECT_EQ(restore.patch_action, PatchAction::restore);
+  EXPECT_TRUE(restore.force_patches);
+  EXPECT_FALSE(parse({}).mode.has_value());
+  EXPECT_EQ(parse({"--dev", "bdist_wheel"}).mode, BuildMode::dev);
+  const HostOptions release = parse({"--release", "bdist_wheel", "--release"});
+  EXPECT_EQ(release.mode, BuildMode::release);
+  EXPECT_EQ(release.setup_args, (Args{"bdist_wheel", "--release"}));
+  for (const Args& args : {Args{"--dev", "--release"}, Args{"--patch-status", "--apply-patches"},
+                           Args{"--restore-sources", "--patch-status"}}) {
+    try {
+      parse(args);
+      ADD_FAILURE() << args[0] << " " << args[1] << " accepted together";
+    } catch (const Error& error) {
+      EXPECT_EQ(error.exit_code(), exit_code::usage);
+    }
+  }
+}
