@@ -8,6 +8,7 @@
 #include <pybind11/embed.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <regex>
 
@@ -21,6 +22,12 @@ namespace {
 // called by setuptools), so that main() still sees its message and exit code.
 PyObject* host_error_type = nullptr;
 
+void set_host_error(const std::string& message, int code) {
+  py::object instance = py::reinterpret_borrow<py::object>(host_error_type)(message);
+  instance.attr("exit_code") = code;
+  PyErr_SetObject(host_error_type, instance.ptr());
+}
+
 void install_error_bridge() {
   host_error_type = PyErr_NewException("ascend_setup.HostError", PyExc_RuntimeError, nullptr);
   py::register_exception_translator([](std::exception_ptr thrown) {
@@ -29,9 +36,11 @@ void install_error_bridge() {
         std::rethrow_exception(thrown);
       }
     } catch (const Error& error) {
-      py::object instance = py::reinterpret_borrow<py::object>(host_error_type)(error.what());
-      instance.attr("exit_code") = error.exit_code();
-      PyErr_SetObject(host_error_type, instance.ptr());
+      set_host_error(error.what(), error.exit_code());
+    } catch (const std::filesystem::filesystem_error& error) {
+      // A file the host reads or writes (a tool to copy, the patch record):
+      // the path and the reason say it all, no traceback needed.
+      set_host_error(error.what(), exit_code::bad_input);
     }
   });
 }

@@ -5,6 +5,7 @@
 #include "ascend_setup/host.hpp"
 #include "ascend_setup/log.hpp"
 
+#include <filesystem>
 #include <iostream>
 
 int main(int argc, char** argv) {
@@ -27,6 +28,9 @@ int main(int argc, char** argv) {
   } catch (const Error& error) {
     spdlog::error("{}", error.what());
     return error.exit_code();
+  } catch (const std::filesystem::filesystem_error& error) {
+    spdlog::error("{}", error.what());
+    return exit_code::bad_input;
   } catch (const std::exception& error) {
     spdlog::error("internal error: {}", error.what());
     return exit_code::python_error;

@@ -521,6 +521,8 @@ PatchOutcome PatchEngine::apply(bool force) {
     outcome.up_to_date = true;
     return outcome;
   }
+  // The record must be writable before the tree is touched.
+  fs::create_directories(state_dir_ / "applied");
   PatchOutcome outcome = reconcile(wanted, force);
   record_state(wanted);
   return outcome;

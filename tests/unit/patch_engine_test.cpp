@@ -143,6 +143,14 @@ TEST_P(PatchEngineTest, AllOrNothingWhenOneHunkDoesNotFit) {
   EXPECT_EQ(mtimes(), before_time);
 }
 
+TEST_P(PatchEngineTest, UnwritableRecordStopsBeforeTheTreeIsTouched) {
+  write_file(tree / "build/ascend-setup/patches", "a file where the record directory goes");
+  const auto before = mtimes();
+  EXPECT_THROW(engine(BuildMode::dev).apply(false), std::filesystem::filesystem_error);
+  EXPECT_EQ(mtimes(), before);
+  EXPECT_EQ(read_file(tree / "python/src/ir.cc"), read_file(reference / "python/src/ir.cc"));
+}
+
 TEST_P(PatchEngineTest, AlreadyPatchedTreeIsNotWritten) {
   engine(BuildMode::dev).apply(false);
   const auto before = mtimes();
