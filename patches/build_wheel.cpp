@@ -8,6 +8,7 @@
 #include "ascend_setup/environment.hpp"
 #include "ascend_setup/error.hpp"
 #include "ascend_setup/process.hpp"
+#include "ascend_setup/strings.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -35,23 +36,18 @@ std::set<fs::path> wheels_in(const fs::path& dist_dir, const std::string& glob) 
   return found;
 }
 
-std::string replace_all(std::string text, const std::string& from, const std::string& to) {
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
-    text.replace(at, from.size(), to);
-  }
-  return text;
-}
 
 void repair_wheel(const Profile& profile, const PlatformInfo& platform, const fs::path& dist_dir) {
   const std::set<fs::path> built = wheels_in(dist_dir, profile.wheel.linux_wheel_glob);
   if (built.size() != 1) {
-    std::string names;
+    std::vector<std::string> names;
     for (const auto& wheel : built) {
-      names += (names.empty() ? "" : ", ") + wheel.filename().string();
+      names.push_back(wheel.filename().string());
     }
     throw Error("auditwheel repair needs exactly one " + profile.wheel.linux_wheel_glob + " in " +
                 dist_dir.string() + ", found " +
-                (built.empty() ? std::string("none") : std::to_string(built.size()) + ": " + names));
+                (built.empty() ? std::string("none")
+                                : std::to_string(built.size()) + ": " + join(names)));
   }
   const fs::path wheel = *built.begin();
   const std::set<fs::path> before = wheels_in(dist_dir, "*.whl");

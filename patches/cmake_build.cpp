@@ -13,6 +13,7 @@
 #include "ascend_setup/error.hpp"
 #include "ascend_setup/patch_engine.hpp"
 #include "ascend_setup/process.hpp"
+#include "ascend_setup/strings.hpp"
 
 #include <pybind11/stl.h>
 #include <spdlog/spdlog.h>
@@ -27,11 +28,11 @@ namespace ascend_setup {
 namespace {
 
 std::string extension_names(const py::handle& self) {
-  std::string names;
+  std::vector<std::string> names;
   for (const auto& extension : self.attr("extensions")) {
-    names += (names.empty() ? "" : ", ") + py::str(extension.attr("name")).cast<std::string>();
+    names.push_back(py::str(extension.attr("name")).cast<std::string>());
   }
-  return names;
+  return join(names);
 }
 
 std::pair<int, int> major_minor(const std::string& text) {
@@ -69,10 +70,7 @@ void check_cmake(const py::handle& self, const std::string& minimum) {
 
 std::string expand(std::string text, const std::map<std::string, std::string>& values) {
   for (const auto& [name, value] : values) {
-    const std::string key = "{" + name + "}";
-    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size())) {
-      text.replace(at, key.size(), value);
-    }
+    text = replace_all(std::move(text), "{" + name + "}", value);
   }
   return text;
 }

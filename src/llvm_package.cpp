@@ -2,6 +2,7 @@
 
 #include "ascend_setup/digest.hpp"
 #include "ascend_setup/error.hpp"
+#include "ascend_setup/strings.hpp"
 #include "ascend_setup/text_file.hpp"
 
 #include <algorithm>
@@ -12,12 +13,6 @@ namespace ascend_setup {
 
 namespace {
 
-std::string replace_all(std::string text, const std::string& from, const std::string& to) {
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
-    text.replace(at, from.size(), to);
-  }
-  return text;
-}
 
 // "2.36" -> 236; nullopt when the text is not "<major>.<minor>[...]".
 std::optional<int> glibc_number(const std::optional<std::string>& version) {

@@ -4,6 +4,7 @@
 #include "ascend_setup/error.hpp"
 #include "ascend_setup/process.hpp"
 #include "ascend_setup/source_repo.hpp"
+#include "ascend_setup/strings.hpp"
 #include "ascend_setup/text_file.hpp"
 
 #include <git2.h>
@@ -27,13 +28,6 @@ namespace {
 
 constexpr int state_format = 1;
 
-std::string join(const std::vector<std::string>& items, const char* separator = ", ") {
-  std::string text;
-  for (const auto& item : items) {
-    text += (text.empty() ? "" : separator) + item;
-  }
-  return text;
-}
 
 // A directory under $TMPDIR removed with everything in it at scope exit.
 class ScratchDir {
@@ -328,17 +322,20 @@ PatchEngine::Analysis PatchEngine::analyse(const std::vector<Patch>& wanted) con
   analysis.candidates = recorded_patches();
   if (analysis.candidates.empty()) {
     // No record: any patch of the profile may be applied (the dev one in a
-    // release build too, e.g. after a switch).
+    // release build too, e.g. after a switch); the wanted ones are read already.
+    analysis.candidates = wanted;
     for (const PatchFile* entry : {&profile_.patches.main, &profile_.patches.dev}) {
+      const bool read = std::any_of(wanted.begin(), wanted.end(),
+                                    [&](const Patch& patch) { return patch.name == entry->file; });
       const fs::path path = tree_root_ / profile_.patches.directory / entry->file;
-      const auto text = read_text_file(path);
+      const auto text = read ? std::nullopt : read_text_file(path);
       if (!text) {
         continue;
       }
       try {
         analysis.candidates.push_back(Patch::parse(entry->file, path, *text));
       } catch (const Error& error) {
-        if (entry == &profile_.patches.main || mode_ == BuildMode::dev) {
+        if (entry == &profile_.patches.main) {
           throw;
         }
         spdlog::warn("{} (not used in a release build)", error.what());

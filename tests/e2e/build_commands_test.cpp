@@ -15,10 +15,6 @@ using namespace test_support;
 
 namespace {
 
-bool contains(const std::vector<std::string>& items, const std::string& item) {
-  return std::find(items.begin(), items.end(), item) != items.end();
-}
-
 std::vector<CmakeCall> configure_calls(const fs::path& log) {
   std::vector<CmakeCall> found;
   for (const auto& call : read_cmake_calls(log)) {
@@ -135,9 +131,7 @@ TEST_F(BuildCommandsTest, TupleConfigureCallAndCheckCallRestoredInEveryCase_Scri
   const std::string configure_line = configure.substr(0, configure.find('\n'));
   const std::string injected =
       " -DTRITON_BUILD_UT=OFF -DLLVM_MAJOR_VERSION_22_COMPATIBLE=ON -DTRITON_BUILD_DISTRIBUTED=OFF";
-  EXPECT_TRUE(configure_line.size() > injected.size() &&
-              configure_line.compare(configure_line.size() - injected.size(), injected.size(),
-                                     injected) == 0)
+  EXPECT_TRUE(configure_line.ends_with(injected))
       << configure_line;
   std::istringstream lines(log);
   int build_calls = 0;

@@ -13,11 +13,6 @@ using namespace test_support;
 
 namespace {
 
-std::string path_with(const fs::path& first) {
-  const char* path = std::getenv("PATH");
-  return first.string() + ":" + (path ? path : "/usr/bin:/bin");
-}
-
 class PatchCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -68,11 +63,8 @@ TEST_F(PatchCliTest, StatusApplyRestoreRoundTrip) {
 
 TEST_F(PatchCliTest, NoProcessIsStartedWhenNothingChanged) {
   // A git on PATH that records every call, then runs the real one.
-  const fs::path bin = dir.path() / "bin";
   const fs::path log = dir.path() / "git-calls.log";
-  write_file(bin / "git", "#!/bin/sh\necho \"$*\" >> '" + log.string() + "'\nexec /usr/bin/git \"$@\"\n");
-  fs::permissions(bin / "git", fs::perms(0755));
-  env["PATH"] = path_with(bin);
+  env["PATH"] = path_with_recording_git(dir.path() / "bin", log);
 
   ASSERT_EQ(host({"--apply-patches"}).exit_code, 0);
   const std::string first = read_file(log);
@@ -179,11 +171,8 @@ TEST_F(DistributedSubmoduleTest, OnChecksTheSubmoduleOutWithLibgit2) {
   ASSERT_TRUE(fs::is_empty(clone / submodule));
   env["TRITON_BUILD_DISTRIBUTED"] = "ON";
   // A git on PATH that records its calls: libgit2 must do the clone, not git.
-  const fs::path bin = dir.path() / "bin";
   const fs::path log = dir.path() / "git-calls.log";
-  write_file(bin / "git", "#!/bin/sh\necho \"$*\" >> '" + log.string() + "'\nexec /usr/bin/git \"$@\"\n");
-  fs::permissions(bin / "git", fs::perms(0755));
-  env["PATH"] = path_with(bin);
+  env["PATH"] = path_with_recording_git(dir.path() / "bin", log);
   const auto result = host_in_clone({"--dump-kwargs"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_TRUE(fs::exists(clone / submodule / "python/triton_dist/layers/nested/ops.pyi"));

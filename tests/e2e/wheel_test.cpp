@@ -11,7 +11,6 @@
 
 #include <sstream>
 
-#include <sys/stat.h>
 #include <unistd.h>
 #include <sys/utsname.h>
 
@@ -23,10 +22,6 @@ std::string machine() {
   struct utsname name {};
   ::uname(&name);
   return name.machine;
-}
-
-bool contains(const std::vector<std::string>& items, const std::string& item) {
-  return std::find(items.begin(), items.end(), item) != items.end();
 }
 
 // Modification times of every object file CMake built.
@@ -160,11 +155,6 @@ TEST(Wheel, BdistWheelInstallsImportsAndRebuildsNothingTwice_StubLlvm_RecordingC
   EXPECT_EQ(read_file(ir).rfind("// a local edit\n", 0), 0u);
 }
 
-bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() &&
-         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // IS_MANYLINUX on: auditwheel repair into the dist dir (a stand-in that
 // follows auditwheel's contract), the original wheel removed only afterwards.
 // One tree, built once, each case an incremental bdist_wheel.
@@ -197,7 +187,7 @@ TEST(Wheel, ManylinuxRepairCases_AuditwheelStandIn) {
   EXPECT_EQ(build.exit_code, ascend_setup::exit_code::bad_input);
   auto wheels = files_in(dist, ".whl");
   ASSERT_EQ(wheels.size(), 1u);
-  EXPECT_TRUE(ends_with(wheels[0].string(), "-linux_" + m + ".whl")) << wheels[0];
+  EXPECT_TRUE(wheels[0].string().ends_with("-linux_" + m + ".whl")) << wheels[0];
   EXPECT_NE(build.err.find("auditwheel repair of " + wheels[0].string() +
                            " failed (exit 1); the original wheel stays there"),
             std::string::npos)
@@ -213,8 +203,8 @@ TEST(Wheel, ManylinuxRepairCases_AuditwheelStandIn) {
   ASSERT_EQ(build.exit_code, 0) << build.out << build.err;
   wheels = files_in(dist, ".whl");
   ASSERT_EQ(wheels.size(), 1u);
-  EXPECT_TRUE(ends_with(wheels[0].string(),
-                        "-manylinux_2_27_" + m + ".manylinux_2_28_" + m + ".whl"))
+  EXPECT_TRUE(
+      wheels[0].string().ends_with("-manylinux_2_27_" + m + ".manylinux_2_28_" + m + ".whl"))
       << wheels[0];
   EXPECT_NE(build.out.find(wheels[0].string() + "\n"), std::string::npos) << build.out;
   EXPECT_EQ(read_file(log).rfind("-v repair --plat manylinux_2_27_" + m +

@@ -102,9 +102,30 @@ nlohmann::ordered_json parse_json(const std::string& text) {
   }
 }
 
-std::string path_with_stand_ins() {
+std::string path_with(const fs::path& first) {
   const char* path = std::getenv("PATH");
-  return std::string(STAND_INS) + ":" + (path ? path : "/usr/bin:/bin");
+  return first.string() + ":" + (path ? path : "/usr/bin:/bin");
+}
+
+std::string path_with_stand_ins() { return path_with(STAND_INS); }
+
+std::string path_with_recording_git(const fs::path& bin, const fs::path& log) {
+  write_file(bin / "git",
+             "#!/bin/sh\necho \"$*\" >> '" + log.string() + "'\nexec /usr/bin/git \"$@\"\n");
+  fs::permissions(bin / "git", fs::perms(0755));
+  return path_with(bin);
+}
+
+bool contains(const std::vector<std::string>& items, const std::string& item) {
+  return std::find(items.begin(), items.end(), item) != items.end();
+}
+
+long long mtime_ns(const fs::path& path) {
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) != 0) {
+    return -1;
+  }
+  return static_cast<long long>(info.st_mtim.tv_sec) * 1000000000LL + info.st_mtim.tv_nsec;
 }
 
 bool CmakeCall::is_configure() const {
@@ -170,11 +191,7 @@ std::map<fs::path, long long> source_mtimes(const fs::path& tree) {
                                name.find(".egg-info") != std::string::npos)) {
       it.disable_recursion_pending();
     } else if (!it->is_directory()) {
-      struct stat info {};
-      if (::lstat(it->path().c_str(), &info) == 0) {
-        times[it->path()] =
-            static_cast<long long>(info.st_mtim.tv_sec) * 1000000000LL + info.st_mtim.tv_nsec;
-      }
+      times[it->path()] = mtime_ns(it->path());
     }
   }
   return times;

@@ -56,9 +56,21 @@ ascend_setup::ProcessResult run_host(const std::vector<std::string>& args, const
 
 nlohmann::ordered_json parse_json(const std::string& text);
 
+// PATH with `first` in front of this process's PATH.
+std::string path_with(const fs::path& first);
+
 // PATH with the test stand-ins (tests/stand_ins: a recording cmake in front of
 // the real one, an auditwheel) first.
 std::string path_with_stand_ins();
+
+// A `git` in `bin` that appends each call's arguments to `log`, then runs
+// /usr/bin/git. Returns path_with(bin).
+std::string path_with_recording_git(const fs::path& bin, const fs::path& log);
+
+bool contains(const std::vector<std::string>& items, const std::string& item);
+
+// Modification time in nanoseconds (of a symlink itself), -1 when absent.
+long long mtime_ns(const fs::path& path);
 
 // One call the recording cmake stand-in saw.
 struct CmakeCall {

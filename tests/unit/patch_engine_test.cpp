@@ -8,8 +8,6 @@
 
 #include <gtest/gtest.h>
 
-#include <sys/stat.h>
-
 using namespace ascend_setup;
 using namespace test_support;
 
@@ -25,15 +23,6 @@ std::vector<std::string> all_files() {
   auto files = main_files;
   files.push_back(dev_file);
   return files;
-}
-
-// Modification time in nanoseconds: any write changes it.
-long long mtime_ns(const fs::path& path) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) {
-    return -1;
-  }
-  return static_cast<long long>(info.st_mtim.tv_sec) * 1000000000LL + info.st_mtim.tv_nsec;
 }
 
 std::string replace_once(std::string text, const std::string& from, const std::string& to) {

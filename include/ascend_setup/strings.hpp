@@ -1,0 +1,16 @@
+// Small string helpers shared by the host and the overrides.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ascend_setup {
+
+// Every occurrence of `from` in `text` replaced by `to` (left to right, the
+// replacement not searched again).
+std::string replace_all(std::string text, const std::string& from, const std::string& to);
+
+// The items with `separator` between them.
+std::string join(const std::vector<std::string>& items, const std::string& separator = ", ");
+
+}  // namespace ascend_setup
