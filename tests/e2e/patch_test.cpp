@@ -95,6 +95,19 @@ TEST_F(PatchCliTest, OverlappingEditStopsWithExitCodeAndForceSavesIt) {
             std::string::npos)
       << status.out;
 
+  // A build stops the same way, before CMake runs.
+  const auto build = host({"build_ext"});
+  EXPECT_EQ(build.exit_code, ascend_setup::exit_code::patch_conflict) << build.err;
+  EXPECT_NE(build.err.find("ascend-setup: error: local changes conflict with the Ascend patches in "
+                           "python/triton/language/semantic.py"),
+            std::string::npos)
+      << build.err;
+  EXPECT_EQ(build.err.find("Traceback"), std::string::npos) << build.err;
+  for (const auto& entry : fs::recursive_directory_iterator(tree / "build")) {
+    EXPECT_NE(entry.path().filename(), "CMakeCache.txt") << "CMake ran: " << entry.path();
+  }
+  EXPECT_EQ(read_file(semantic), text);
+
   const auto forced = host({"--force-patches", "--apply-patches"});
   EXPECT_EQ(forced.exit_code, 0) << forced.err;
   const auto at = forced.err.find((tree / "build/ascend-setup/patches/saved/").string());
