@@ -36,7 +36,6 @@ std::set<fs::path> wheels_in(const fs::path& dist_dir, const std::string& glob) 
   return found;
 }
 
-
 void repair_wheel(const Profile& profile, const PlatformInfo& platform, const fs::path& dist_dir) {
   const std::set<fs::path> built = wheels_in(dist_dir, profile.wheel.linux_wheel_glob);
   if (built.size() != 1) {
@@ -44,10 +43,10 @@ void repair_wheel(const Profile& profile, const PlatformInfo& platform, const fs
     for (const auto& wheel : built) {
       names.push_back(wheel.filename().string());
     }
-    throw Error("auditwheel repair needs exactly one " + profile.wheel.linux_wheel_glob + " in " +
-                dist_dir.string() + ", found " +
-                (built.empty() ? std::string("none")
-                                : std::to_string(built.size()) + ": " + join(names)));
+    throw Error(
+        "auditwheel repair needs exactly one " + profile.wheel.linux_wheel_glob + " in " +
+        dist_dir.string() + ", found " +
+        (built.empty() ? std::string("none") : std::to_string(built.size()) + ": " + join(names)));
   }
   const fs::path wheel = *built.begin();
   const std::set<fs::path> before = wheels_in(dist_dir, "*.whl");
@@ -95,9 +94,10 @@ void override_build_wheel(const OverrideContext& context) {
                             ? py::object(context.captured_kwargs["cmdclass"])
                             : py::object(py::dict());
   if (!py::isinstance<py::dict>(cmdclass) || !cmdclass.contains("bdist_wheel")) {
-    throw Error("setup.py's setup() call registers no cmdclass['bdist_wheel'], which the "
-                "BuildWheel override needs: upstream changed its commands; update the override",
-                exit_code::upstream_mismatch);
+    throw Error(
+        "setup.py's setup() call registers no cmdclass['bdist_wheel'], which the "
+        "BuildWheel override needs: upstream changed its commands; update the override",
+        exit_code::upstream_mismatch);
   }
   py::object base = cmdclass["bdist_wheel"];
   py::object build_wheel =

@@ -46,8 +46,7 @@ std::pair<int, int> major_minor(const std::string& text) {
 
 // Upstream's check, made a clear error for every way it can fail.
 void check_cmake(const py::handle& self, const std::string& minimum) {
-  const std::string needed = "CMake >= " + minimum + " is needed to build " +
-                             extension_names(self);
+  const std::string needed = "CMake >= " + minimum + " is needed to build " + extension_names(self);
   ProcessResult result;
   try {
     result = run_process({{"cmake", "--version"}, std::nullopt, {}, ""});
@@ -154,8 +153,7 @@ bool is_configure_call(const py::handle& command) {
 class CheckCallWrapper {
  public:
   explicit CheckCallWrapper(std::vector<std::string> extra)
-      : subprocess_(py::module_::import("subprocess")),
-        original_(subprocess_.attr("check_call")) {
+      : subprocess_(py::module_::import("subprocess")), original_(subprocess_.attr("check_call")) {
     py::object original = original_;
     subprocess_.attr("check_call") = py::cpp_function(
         [original, extra = std::move(extra)](py::args args, py::kwargs kwargs) {
@@ -167,7 +165,7 @@ class CheckCallWrapper {
             spdlog::debug("configure call: added {} Ascend cmake arguments", extra.size());
             py::list rest(args);
             rest[0] = py::isinstance<py::tuple>(args[0]) ? py::object(py::tuple(command))
-                                                          : py::object(command);
+                                                         : py::object(command);
             return original(*py::tuple(rest), **kwargs);
           }
           return original(*args, **kwargs);
@@ -196,7 +194,8 @@ void copy_tools(const Profile& profile, const fs::path& cmake_dir, const fs::pat
     fs::copy_file(source, target, fs::copy_options::overwrite_existing);
     fs::permissions(target, fs::perms(0755));
     try {
-      const ProcessResult strip = run_process({{"strip", "--strip-all", target.string()}, std::nullopt, {}, ""});
+      const ProcessResult strip =
+          run_process({{"strip", "--strip-all", target.string()}, std::nullopt, {}, ""});
       if (strip.exit_code != 0) {
         spdlog::warn("strip {} failed (kept unstripped): {}", target.string(), strip.err);
       }
@@ -240,9 +239,10 @@ void override_cmake_build(const OverrideContext& context) {
           upstream.attr("build_extension")(self, extension);
         }
         py::object os_path = py::module_::import("os").attr("path");
-        const fs::path extension_dir = py::str(os_path.attr("abspath")(os_path.attr("dirname")(
-                                                   self.attr("get_ext_fullpath")(extension.attr("path")))))
-                                           .cast<std::string>();
+        const fs::path extension_dir =
+            py::str(os_path.attr("abspath")(os_path.attr("dirname")(
+                        self.attr("get_ext_fullpath")(extension.attr("path")))))
+                .cast<std::string>();
         copy_tools(*profile, py::str(get_cmake_dir()).cast<std::string>(), extension_dir);
       },
       py::name("build_extension"), py::is_method(cmake_build));

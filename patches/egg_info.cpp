@@ -67,13 +67,12 @@ void override_egg_info(const OverrideContext& context) {
   py::object cmdclass = context.captured_kwargs.contains("cmdclass")
                             ? py::object(context.captured_kwargs["cmdclass"])
                             : py::object(py::dict());
-  py::object base =
-      py::isinstance<py::dict>(cmdclass) && cmdclass.contains("egg_info")
-          ? py::object(cmdclass["egg_info"])
-          : py::module_::import("setuptools.command.egg_info").attr("egg_info");
-  py::object egg_info = define_subclass(
-      context, "EggInfo", base,
-      "ascend-setup: egg_info writing entry points in the order setup() got them");
+  py::object base = py::isinstance<py::dict>(cmdclass) && cmdclass.contains("egg_info")
+                        ? py::object(cmdclass["egg_info"])
+                        : py::module_::import("setuptools.command.egg_info").attr("egg_info");
+  py::object egg_info =
+      define_subclass(context, "EggInfo", base,
+                      "ascend-setup: egg_info writing entry points in the order setup() got them");
   egg_info.attr("run") = py::cpp_function(
       [base](py::object self) {
         base.attr("run")(self);

@@ -16,8 +16,8 @@ py::object OverrideContext::upstream(const char* name, std::string_view override
   return module.attr(name);
 }
 
-py::object define_subclass(const OverrideContext& context, const char* name,
-                           const py::object& base, const char* doc) {
+py::object define_subclass(const OverrideContext& context, const char* name, const py::object& base,
+                           const char* doc) {
   py::dict namespace_;
   namespace_["__module__"] = context.module.attr("__name__");
   namespace_["__qualname__"] = name;

@@ -25,10 +25,13 @@ HostOptions parse_command_line(const std::vector<std::string>& argv) {
   std::string profile;
   std::string python;
   std::string dump;
-  app.add_option("-C,--source-dir", source_dir, "Source tree to build (default: current directory)");
-  app.add_option("--setup-py", setup_py, "Upstream setup.py to run (default: <source dir>/setup.py)");
-  app.add_option("--profile", profile,
-                 "Version profile (default: <source dir>/ascend-setup.toml, else the built-in one)");
+  app.add_option("-C,--source-dir", source_dir,
+                 "Source tree to build (default: current directory)");
+  app.add_option("--setup-py", setup_py,
+                 "Upstream setup.py to run (default: <source dir>/setup.py)");
+  app.add_option(
+      "--profile", profile,
+      "Version profile (default: <source dir>/ascend-setup.toml, else the built-in one)");
   app.add_option("--python", python,
                  "Python interpreter to pose as (default: $VIRTUAL_ENV/bin/python, else the "
                  "one ascend-setup was built against)");
@@ -45,25 +48,26 @@ HostOptions parse_command_line(const std::vector<std::string>& argv) {
   bool restore_sources = false;
   bool dev = false;
   bool release = false;
-  auto* apply_flag = app.add_flag(
-      "--apply-patches", apply_patches,
-      "Bring the tree to 'patched for this mode' and stop (setup.py is not run)");
+  auto* apply_flag =
+      app.add_flag("--apply-patches", apply_patches,
+                   "Bring the tree to 'patched for this mode' and stop (setup.py is not run)");
   auto* status_flag = app.add_flag(
       "--patch-status", patch_status,
       "Print the state of every patched file and patch; exit 0 when patched for this mode, "
       "1 otherwise");
-  auto* restore_flag = app.add_flag(
-      "--restore-sources", restore_sources,
-      "Return every patched file to its unpatched content, keeping your own edits");
+  auto* restore_flag =
+      app.add_flag("--restore-sources", restore_sources,
+                   "Return every patched file to its unpatched content, keeping your own edits");
   apply_flag->excludes(status_flag)->excludes(restore_flag);
   status_flag->excludes(restore_flag);
   app.add_flag("--force-patches", options.force_patches,
                "When your edits overlap a patch hunk, save those files under "
                "build/ascend-setup/patches/saved and patch the committed ones");
-  auto* dev_flag = app.add_flag("--dev", dev, "Dev build: apply the dev patch too "
-                                              "(as TRITON_DEV_MODE=1)");
-  auto* release_flag = app.add_flag("--release", release,
-                                    "Release build: no dev patch (as TRITON_RELEASE_MODE=1)");
+  auto* dev_flag = app.add_flag("--dev", dev,
+                                "Dev build: apply the dev patch too "
+                                "(as TRITON_DEV_MODE=1)");
+  auto* release_flag =
+      app.add_flag("--release", release, "Release build: no dev patch (as TRITON_RELEASE_MODE=1)");
   dev_flag->excludes(release_flag);
   app.add_flag("--trust-source-dir", options.trust_source_dir,
                "Read a git checkout owned by another user (this process only)");

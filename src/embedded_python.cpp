@@ -69,7 +69,9 @@ std::string interpreter_version(const std::filesystem::path& executable) {
   }
   const ProcessResult result = run_process(
       {{executable.string(), "-I", "-S", "-c", "import sys; print('%d.%d' % sys.version_info[:2])"},
-       {}, {}, {}});
+       {},
+       {},
+       {}});
   auto version = major_minor(result.out);
   if (result.exit_code != 0 || !version) {
     throw Error(executable.string() + " does not run as a Python interpreter (exit code " +
@@ -145,11 +147,10 @@ EmbeddedPython::EmbeddedPython(const Interpreter& interpreter, const std::filesy
   config.install_signal_handlers = 1;  // Ctrl-C raises KeyboardInterrupt
   // sys.executable must be a real interpreter: upstream hands it to CMake as
   // Python3_EXECUTABLE and setuptools spawns it. It also locates a venv.
-  PyStatus status = PyConfig_SetBytesString(&config, &config.executable,
-                                            interpreter.executable.c_str());
+  PyStatus status =
+      PyConfig_SetBytesString(&config, &config.executable, interpreter.executable.c_str());
   if (!PyStatus_Exception(status)) {
-    status = PyConfig_SetBytesString(&config, &config.program_name,
-                                     interpreter.executable.c_str());
+    status = PyConfig_SetBytesString(&config, &config.program_name, interpreter.executable.c_str());
   }
   if (PyStatus_Exception(status)) {
     PyConfig_Clear(&config);
@@ -224,8 +225,7 @@ int report_python_error(py::error_already_set& error, Phase phase) {
   }
   // A build tool that failed (cmake, ninja, ...): its own output says why;
   // a traceback through setuptools would only bury it.
-  py::object called_process_error =
-      py::module_::import("subprocess").attr("CalledProcessError");
+  py::object called_process_error = py::module_::import("subprocess").attr("CalledProcessError");
   if (error.matches(called_process_error)) {
     if (traceback_always) {
       print_traceback(error);
@@ -234,9 +234,10 @@ int report_python_error(py::error_already_set& error, Phase phase) {
     py::object command = error.value().attr("cmd");
     std::string text = py::str(command).cast<std::string>();
     if (py::isinstance<py::list>(command) || py::isinstance<py::tuple>(command)) {
-      text = py::str(py::module_::import("shlex").attr("join")(
-                         py::module_::import("builtins").attr("map")(py::str().get_type(), command)))
-                 .cast<std::string>();
+      text =
+          py::str(py::module_::import("shlex").attr("join")(
+                      py::module_::import("builtins").attr("map")(py::str().get_type(), command)))
+              .cast<std::string>();
     }
     spdlog::error("`{}` exited with {} while {} (its output is above)", text,
                   py::str(error.value().attr("returncode")).cast<std::string>(), phase_name(phase));

@@ -1,14 +1,14 @@
 #include "ascend_setup/host.hpp"
 
-#include "overrides.hpp"
 #include "ascend_setup/captured_setup.hpp"
 #include "ascend_setup/embedded_python.hpp"
-#include "ascend_setup/error.hpp"
 #include "ascend_setup/environment.hpp"
+#include "ascend_setup/error.hpp"
 #include "ascend_setup/kwargs_json.hpp"
 #include "ascend_setup/patch_engine.hpp"
 #include "ascend_setup/setup_kwargs.hpp"
 #include "ascend_setup/source_repo.hpp"
+#include "overrides.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -22,9 +22,9 @@ namespace ascend_setup {
 namespace {
 
 struct SourceTree {
-  std::filesystem::path root;       // absolute; the process's cwd from here on
-  std::filesystem::path setup_py;   // absolute
-  std::filesystem::path script;     // sys.argv[0]: relative to root when inside it
+  std::filesystem::path root;      // absolute; the process's cwd from here on
+  std::filesystem::path setup_py;  // absolute
+  std::filesystem::path script;    // sys.argv[0]: relative to root when inside it
 };
 
 // Upstream expects to run from the tree root (cwd-relative paths everywhere).
@@ -35,8 +35,8 @@ SourceTree enter_source_tree(const HostOptions& options) {
   if (ec || !std::filesystem::is_directory(tree.root)) {
     throw Error("source directory " + options.source_dir.string() + " does not exist");
   }
-  tree.setup_py = options.setup_py ? std::filesystem::absolute(*options.setup_py)
-                                   : tree.root / "setup.py";
+  tree.setup_py =
+      options.setup_py ? std::filesystem::absolute(*options.setup_py) : tree.root / "setup.py";
   if (!std::filesystem::is_regular_file(tree.setup_py)) {
     throw Error(options.setup_py
                     ? "--setup-py " + options.setup_py->string() + " is not a file"
@@ -78,8 +78,8 @@ int run_setup_py(const HostOptions& options, const SourceTree& tree,
 
     phase = Phase::patching;
     const PlatformInfo platform = current_platform();
-    apply_overrides({captured.module, captured.kwargs, profile, tree.root, platform,
-                     options.mode, options.force_patches});
+    apply_overrides({captured.module, captured.kwargs, profile, tree.root, platform, options.mode,
+                     options.force_patches});
     py::dict kwargs =
         rewrite_setup_kwargs(captured.kwargs, captured.module, *profile, tree.root, platform);
     spdlog::debug("overrides applied, kwargs rewritten ({:.1f} ms)", elapsed_ms());
@@ -122,7 +122,9 @@ int run_patch_action(const HostOptions& options, const SourceTree& tree, const P
   const PatchStatus status = engine.status();
   std::cout << "mode " << to_string(mode.mode) << " (" << mode.reason << ")\n";
   for (const auto& patch : status.patches) {
-    const char* state = !patch.applied ? "not-applied" : patch.wanted ? "applied" : "applied-unwanted";
+    const char* state = !patch.applied ? "not-applied"
+                        : patch.wanted ? "applied"
+                                       : "applied-unwanted";
     std::cout << "patch " << state << " " << patch.name << "\n";
   }
   for (const auto& [file, file_status] : status.files) {

@@ -13,7 +13,6 @@ namespace ascend_setup {
 
 namespace {
 
-
 // "2.36" -> 236; nullopt when the text is not "<major>.<minor>[...]".
 std::optional<int> glibc_number(const std::optional<std::string>& version) {
   static const std::regex pattern(R"(^(\d+)\.(\d+).*$)");
@@ -81,10 +80,11 @@ LlvmChoice choose_llvm_package(const Profile::Llvm& profile, const PlatformInfo&
     // The Python entry crashed here on musl (platform.libc_ver() gives no version).
     const std::optional<int> glibc = glibc_number(platform.glibc);
     if (!glibc) {
-      return UserConfiguredLlvm{"the C library reports no glibc version (musl?), so no Ascend "
-                                "LLVM build can be chosen; building against a user-configured "
-                                "LLVM (set " +
-                                profile.syspath_var + " or " + profile.suffix_env + ")"};
+      return UserConfiguredLlvm{
+          "the C library reports no glibc version (musl?), so no Ascend "
+          "LLVM build can be chosen; building against a user-configured "
+          "LLVM (set " +
+          profile.syspath_var + " or " + profile.suffix_env + ")"};
     }
     system_suffix = *glibc >= profile.ubuntu_min_glibc ? "ubuntu-x64" : "almalinux-x64";
   } else {

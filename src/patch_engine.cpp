@@ -8,8 +8,8 @@
 #include "ascend_setup/text_file.hpp"
 
 #include <git2.h>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -28,15 +28,13 @@ namespace {
 
 constexpr int state_format = 1;
 
-
 // A directory under $TMPDIR removed with everything in it at scope exit.
 class ScratchDir {
  public:
   ScratchDir() {
     std::string pattern = (fs::temp_directory_path() / "ascend-setup-patch-XXXXXX").string();
     if (::mkdtemp(pattern.data()) == nullptr) {
-      throw Error("cannot create a scratch directory under " +
-                  fs::temp_directory_path().string());
+      throw Error("cannot create a scratch directory under " + fs::temp_directory_path().string());
     }
     path_ = pattern;
   }
@@ -108,18 +106,23 @@ std::string timestamp() {
 
 std::string_view to_string(FileStatus status) {
   switch (status) {
-    case FileStatus::pristine: return "pristine";
-    case FileStatus::patched: return "patched";
-    case FileStatus::patched_by_older_patch: return "patched-by-an-older-patch";
-    case FileStatus::locally_modified: return "locally-modified";
-    case FileStatus::missing: return "missing";
+    case FileStatus::pristine:
+      return "pristine";
+    case FileStatus::patched:
+      return "patched";
+    case FileStatus::patched_by_older_patch:
+      return "patched-by-an-older-patch";
+    case FileStatus::locally_modified:
+      return "locally-modified";
+    case FileStatus::missing:
+      return "missing";
   }
   return "?";
 }
 
 struct PatchEngine::Patch {
-  std::string name;        // its file name: the key of the record
-  fs::path origin;         // for messages: the profile's file or the recorded copy
+  std::string name;  // its file name: the key of the record
+  fs::path origin;   // for messages: the profile's file or the recorded copy
   std::string text;
   std::string sha256;
   std::vector<std::string> files;  // tree-relative paths it touches, in patch order
@@ -170,9 +173,8 @@ struct GitApplyResult {
 // `git apply` of `patch` (its text on stdin) in `scratch`, which is no git
 // checkout: git's offset search and all-or-nothing semantics, outside any
 // repository (the ceiling keeps git from finding the tree's own .git).
-GitApplyResult git_apply(const fs::path& scratch, const std::string& text,
-                         const fs::path& origin, bool reverse, bool check_only,
-                         const std::vector<std::string>& only) {
+GitApplyResult git_apply(const fs::path& scratch, const std::string& text, const fs::path& origin,
+                         bool reverse, bool check_only, const std::vector<std::string>& only) {
   ProcessSpec spec;
   spec.argv = {"git", "apply"};
   if (reverse) {
@@ -215,7 +217,7 @@ GitApplyResult git_apply(const fs::path& scratch, const std::string& text,
 // patch set, which the scratch directory holds at the end.
 struct PatchEngine::Analysis {
   ScratchDir scratch;
-  std::vector<Patch> candidates;  // may be applied now, in application order
+  std::vector<Patch> candidates;   // may be applied now, in application order
   std::vector<std::string> files;  // every file of candidates and wanted
   std::map<std::string, std::vector<const Patch*>> applied;  // file -> candidates found applied
   std::map<std::string, std::string> conflicts;  // file -> the patch whose hunks do not fit
@@ -234,7 +236,8 @@ fs::path PatchEngine::default_state_dir(const fs::path& tree_root) {
 }
 
 std::vector<PatchEngine::Patch> PatchEngine::wanted_patches() const {
-  std::vector<std::pair<const char*, const PatchFile*>> entries = {{"main", &profile_.patches.main}};
+  std::vector<std::pair<const char*, const PatchFile*>> entries = {
+      {"main", &profile_.patches.main}};
   if (mode_ == BuildMode::dev) {
     entries.emplace_back("dev", &profile_.patches.dev);
   }
@@ -346,8 +349,7 @@ PatchEngine::Analysis PatchEngine::analyse(const std::vector<Patch>& wanted) con
        std::initializer_list<const std::vector<Patch>*>{&analysis.candidates, &wanted}) {
     for (const auto& patch : *list) {
       for (const auto& file : patch.files) {
-        if (std::find(analysis.files.begin(), analysis.files.end(), file) ==
-            analysis.files.end()) {
+        if (std::find(analysis.files.begin(), analysis.files.end(), file) == analysis.files.end()) {
           analysis.files.push_back(file);
         }
       }
@@ -429,9 +431,9 @@ PatchOutcome PatchEngine::reconcile(const std::vector<Patch>& wanted, bool force
                               : file + " (edits overlap " + analysis.conflicts[file] + ")");
     }
     throw Error("local changes conflict with the Ascend patches in " + join(described) +
-                "; nothing was written. Commit, stash or undo those edits, or rerun with "
-                "--force-patches to save them under " + (state_dir_ / "saved").string() +
-                " and patch the committed files",
+                    "; nothing was written. Commit, stash or undo those edits, or rerun with "
+                    "--force-patches to save them under " +
+                    (state_dir_ / "saved").string() + " and patch the committed files",
                 exit_code::patch_conflict);
   }
   if (!troubled.empty()) {
@@ -455,7 +457,7 @@ PatchOutcome PatchEngine::reconcile(const std::vector<Patch>& wanted, bool force
         if (patch.touches(file) &&
             !git_apply(scratch, patch.text, patch.origin, false, false, {file}).ok) {
           throw Error("the patch " + patch.origin.string() + " does not apply to the committed " +
-                      file + " either: the patch does not fit this tree",
+                          file + " either: the patch does not fit this tree",
                       exit_code::patch_conflict);
         }
       }
@@ -578,11 +580,11 @@ PatchStatus PatchEngine::status() {
       });
       file_status = older ? FileStatus::patched_by_older_patch : FileStatus::patched;
     }
-    const bool as_wanted =
-        file_status != FileStatus::missing && file_status != FileStatus::locally_modified &&
-        applied.size() == wanted_here.size() &&
-        std::equal(applied.begin(), applied.end(), wanted_here.begin(),
-                   [&](const Patch* a, const Patch* w) { return same(a, *w); });
+    const bool as_wanted = file_status != FileStatus::missing &&
+                           file_status != FileStatus::locally_modified &&
+                           applied.size() == wanted_here.size() &&
+                           std::equal(applied.begin(), applied.end(), wanted_here.begin(),
+                                      [&](const Patch* a, const Patch* w) { return same(a, *w); });
     clean = clean && as_wanted;
     status.files.emplace_back(file, file_status);
   }
@@ -616,8 +618,8 @@ PatchOutcome patch_source_tree(const fs::path& tree_root, const Profile& profile
   PatchEngine engine(tree_root, profile, mode.mode, PatchEngine::default_state_dir(tree_root));
   PatchOutcome outcome = engine.apply(force);
   if (outcome.written.empty()) {
-    spdlog::info("Ascend patches ({} build, {}): up to date, no file touched",
-                 to_string(mode.mode), mode.reason);
+    spdlog::info("Ascend patches ({} build, {}): up to date, no file touched", to_string(mode.mode),
+                 mode.reason);
   } else {
     spdlog::info("Ascend patches ({} build, {}): wrote {}", to_string(mode.mode), mode.reason,
                  join(outcome.written));

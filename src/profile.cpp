@@ -267,8 +267,9 @@ Profile parse_profile(std::string_view text, const std::string& source) {
   }
   for (const auto& [arch, names] : profile.architectures) {
     if (profile.metadata.install_requires_by_arch.count(arch) == 0) {
-      throw Error(source + ": key 'metadata.install_requires_by_arch': no entry for architecture '" +
-                  arch + "' listed under [architectures]");
+      throw Error(source +
+                  ": key 'metadata.install_requires_by_arch': no entry for architecture '" + arch +
+                  "' listed under [architectures]");
     }
   }
   return profile;

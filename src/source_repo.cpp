@@ -43,8 +43,8 @@ std::optional<SourceRepo> SourceRepo::open(const std::filesystem::path& tree_roo
   }
   ensure_libgit2();
   git_repository* repo = nullptr;
-  const int rc = git_repository_open_ext(&repo, tree_root.c_str(),
-                                         GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);
+  const int rc =
+      git_repository_open_ext(&repo, tree_root.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);
   // libgit2 1.5 reports a refused owner either as GIT_EOWNER or, when no
   // safe.directory is configured, as a missing config value: check the owner.
   if (rc == GIT_EOWNER || (rc != 0 && owned_by_someone_else(tree_root))) {
@@ -132,16 +132,16 @@ void SourceRepo::ensure_submodule(const std::string& path) const {
                 "`");
   }
   if (rc != 0) {
-    throw Error("cannot read the submodule " + path + ": " + last_git_error() + "; run `" +
-                manual + "` by hand");
+    throw Error("cannot read the submodule " + path + ": " + last_git_error() + "; run `" + manual +
+                "` by hand");
   }
   std::unique_ptr<git_submodule, decltype(&git_submodule_free)> guard(submodule,
-                                                                     git_submodule_free);
+                                                                      git_submodule_free);
   const std::filesystem::path directory =
       std::filesystem::path(git_repository_workdir(repo_.get())) / path;
   std::error_code ec;
-  const bool checked_out = std::filesystem::exists(directory / ".git", ec) &&
-                           !std::filesystem::is_empty(directory, ec);
+  const bool checked_out =
+      std::filesystem::exists(directory / ".git", ec) && !std::filesystem::is_empty(directory, ec);
   if (checked_out) {
     return;
   }

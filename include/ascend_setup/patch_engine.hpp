@@ -36,10 +36,10 @@ struct PatchStatus {
 };
 
 struct PatchOutcome {
-  bool up_to_date = false;             // nothing was done, not even a check
-  std::vector<std::string> written;    // tree-relative paths whose content changed
-  std::filesystem::path saved_dir;     // where --force-patches saved local edits
-  std::vector<std::string> saved;      // tree-relative paths saved there
+  bool up_to_date = false;           // nothing was done, not even a check
+  std::vector<std::string> written;  // tree-relative paths whose content changed
+  std::filesystem::path saved_dir;   // where --force-patches saved local edits
+  std::vector<std::string> saved;    // tree-relative paths saved there
 };
 
 class PatchEngine {

@@ -58,7 +58,8 @@ TEST_F(BuildCommandsTest, CmakeCheckFailuresAreClearErrors) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"", "CMake >= 3.20 is needed to build triton: no cmake on PATH"},
       {"exit 1", "CMake >= 3.20 is needed to build triton: `cmake --version` exited with 1"},
-      {"echo hello", "CMake >= 3.20 is needed to build triton: `cmake --version` printed no version"},
+      {"echo hello",
+       "CMake >= 3.20 is needed to build triton: `cmake --version` printed no version"},
       {"echo 'cmake version 3.16.3'", "CMake >= 3.20 is needed to build triton: found 3.16"},
   };
   for (const auto& [script, message] : cases) {
@@ -67,14 +68,16 @@ TEST_F(BuildCommandsTest, CmakeCheckFailuresAreClearErrors) {
     const auto result = run_host({"build_ext"}, tree, env);
     EXPECT_EQ(result.exit_code, ascend_setup::exit_code::bad_input) << script << result.err;
     EXPECT_NE(result.err.find("ascend-setup: error: " + message + "\n"), std::string::npos)
-        << script << "\n" << result.err;
+        << script << "\n"
+        << result.err;
     EXPECT_EQ(result.err.find("Traceback"), std::string::npos) << result.err;
   }
 }
 
 TEST_F(BuildCommandsTest, FailingConfigureIsOneLineNamingTheCommand) {
   env["PATH"] = bare_path(
-      "case \"$1\" in --version) echo 'cmake version 3.25.1' ;; *) echo 'CMake Error: no LLVM' >&2; "
+      "case \"$1\" in --version) echo 'cmake version 3.25.1' ;; *) echo 'CMake Error: no LLVM' "
+      ">&2; "
       "exit 2 ;; esac");
   const auto result = run_host({"build_ext"}, tree, env);
   EXPECT_EQ(result.exit_code, ascend_setup::exit_code::python_error);
@@ -116,7 +119,8 @@ TEST_F(BuildCommandsTest, TupleConfigureCallAndCheckCallRestoredInEveryCase_Scri
   // with symbols); a configure call exits with $CONFIGURE_EXIT.
   const fs::path calls = dir.path() / "scripted-cmake.log";
   env["PATH"] = bare_path(
-      "echo \"$*\" >> '" + calls.string() + "'\n"
+      "echo \"$*\" >> '" + calls.string() +
+      "'\n"
       "case \"$1\" in\n"
       "  --version) echo 'cmake version 3.25.1' ;;\n"
       "  --build) /bin/mkdir -p bin third_party/ascend/bin; /bin/cp /usr/bin/true bin/triton-opt;"
@@ -131,8 +135,7 @@ TEST_F(BuildCommandsTest, TupleConfigureCallAndCheckCallRestoredInEveryCase_Scri
   const std::string configure_line = configure.substr(0, configure.find('\n'));
   const std::string injected =
       " -DTRITON_BUILD_UT=OFF -DLLVM_MAJOR_VERSION_22_COMPATIBLE=ON -DTRITON_BUILD_DISTRIBUTED=OFF";
-  EXPECT_TRUE(configure_line.ends_with(injected))
-      << configure_line;
+  EXPECT_TRUE(configure_line.ends_with(injected)) << configure_line;
   std::istringstream lines(log);
   int build_calls = 0;
   for (std::string line; std::getline(lines, line);) {
@@ -152,7 +155,8 @@ TEST_F(BuildCommandsTest, TupleConfigureCallAndCheckCallRestoredInEveryCase_Scri
     }
   }
   EXPECT_TRUE(copied);
-  EXPECT_NE(result.err.find("copied third_party/ascend/bin/triton-mlir-opt to "), std::string::npos);
+  EXPECT_NE(result.err.find("copied third_party/ascend/bin/triton-mlir-opt to "),
+            std::string::npos);
 
   env["CONFIGURE_EXIT"] = "3";
   result = run_host({"build_py"}, tree, env);
@@ -163,7 +167,8 @@ TEST_F(BuildCommandsTest, TupleConfigureCallAndCheckCallRestoredInEveryCase_Scri
 }
 
 TEST_F(BuildCommandsTest, CoverageOnSetsEverythingAndOffRemovesLeftovers_RecordingCmake) {
-  const auto profile = ascend_setup::parse_profile(ascend_setup::builtin_profile_text(), "built-in");
+  const auto profile =
+      ascend_setup::parse_profile(ascend_setup::builtin_profile_text(), "built-in");
   env["TRITON_ENABLE_COVERAGE_HITEST"] = "on";
   env["HITEST_HOME"] = "/opt/hitest-test";
   auto result = run_host({"build_ext"}, tree, env);
@@ -214,10 +219,10 @@ TEST_F(BuildCommandsTest, EggInfoDevelopInstallCleanWorkThroughTheHost_StubLlvm)
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const fs::path egg_info = tree / "python/triton_ascend.egg-info";
   EXPECT_NE(read_file(egg_info / "PKG-INFO").find("Name: triton-ascend\n"), std::string::npos);
-  EXPECT_EQ(read_file(egg_info / "entry_points.txt").rfind(
-                "[triton.backends]\nascend = triton.backends.ascend\n"
-                "nvidia = triton.backends.nvidia\namd = triton.backends.amd\n",
-                0),
+  EXPECT_EQ(read_file(egg_info / "entry_points.txt")
+                .rfind("[triton.backends]\nascend = triton.backends.ascend\n"
+                       "nvidia = triton.backends.nvidia\namd = triton.backends.amd\n",
+                       0),
             0u)
       << read_file(egg_info / "entry_points.txt");
 
@@ -227,10 +232,10 @@ TEST_F(BuildCommandsTest, EggInfoDevelopInstallCleanWorkThroughTheHost_StubLlvm)
   for (const auto& venv : {installed, developed}) {
     must_run({SYSTEM_PYTHON, "-m", "venv", "--system-site-packages", venv.string()}, dir.path());
   }
-  result = run_host({"--python", (installed / "bin/python").string(), "install",
-                     "--single-version-externally-managed", "--record",
-                     (dir.path() / "record.txt").string()},
-                    tree, env);
+  result = run_host(
+      {"--python", (installed / "bin/python").string(), "install",
+       "--single-version-externally-managed", "--record", (dir.path() / "record.txt").string()},
+      tree, env);
   ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
   const std::string probe =
       "import triton; print(triton.backends(), triton._C.libtriton.ir.ascend_target(), "
@@ -241,8 +246,8 @@ TEST_F(BuildCommandsTest, EggInfoDevelopInstallCleanWorkThroughTheHost_StubLlvm)
   const fs::path installed_init = out.substr(out.rfind(' ') + 1, out.size() - out.rfind(' ') - 2);
   EXPECT_TRUE(fs::exists(installed_init.parent_path() / "_C/triton-opt")) << installed_init;
 
-  result = run_host({"--python", (developed / "bin/python").string(), "develop", "--no-deps"},
-                    tree, env);
+  result = run_host({"--python", (developed / "bin/python").string(), "develop", "--no-deps"}, tree,
+                    env);
   ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
   out = must_run({(developed / "bin/python").string(), "-c", probe}, dir.path());
   EXPECT_EQ(out, "['ascend', 'nvidia', 'amd'] Ascend910B " +
@@ -300,8 +305,7 @@ TEST_F(BuildCommandsTest, DistributedWheelCarriesTheWholeTritonDistPackage_StubL
   std::sort(dist_members.begin(), dist_members.end());
   EXPECT_EQ(dist_members, (std::vector<std::string>{
                               "triton_dist/__init__.py", "triton_dist/__init__.pyi",
-                              "triton_dist/layers/__init__.py",
-                              "triton_dist/layers/nested/ops.py",
+                              "triton_dist/layers/__init__.py", "triton_dist/layers/nested/ops.py",
                               "triton_dist/layers/nested/ops.pyi"}));
 }
 

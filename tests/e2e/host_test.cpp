@@ -53,7 +53,8 @@ TEST_F(HostTest, DumpShowsTheAscendLayer) {
   EXPECT_EQ(kwargs["entry_points"]["triton.backends"][0], "ascend = triton.backends.ascend");
   EXPECT_EQ(kwargs["entry_points"]["triton.backends"].size(), 3u);
   EXPECT_EQ(kwargs["package_dir"]["triton.backends.ascend"], "third_party/ascend/backend");
-  EXPECT_EQ(kwargs["package_dir"]["triton.language.extra.cann"], "third_party/ascend/language/cann");
+  EXPECT_EQ(kwargs["package_dir"]["triton.language.extra.cann"],
+            "third_party/ascend/language/cann");
   const auto& packages = kwargs["packages"];
   EXPECT_NE(std::find(packages.begin(), packages.end(), "triton.backends.ascend"), packages.end());
   EXPECT_EQ(kwargs["cmdclass"]["build_ext"], "setup.CMakeBuild");
@@ -105,11 +106,14 @@ TEST_F(HostTest, UserEnvironmentWinsOverProfileDefaults) {
 }
 
 TEST_F(HostTest, DistributedPackageDataWhenSwitchedOn) {
-  write_file(tree / "third_party/ascend/Triton-distributed-ascend/python/triton_dist/__init__.py", "");
-  write_file(tree / "third_party/ascend/Triton-distributed-ascend/python/triton_dist/language/a/x.py", "");
+  write_file(tree / "third_party/ascend/Triton-distributed-ascend/python/triton_dist/__init__.py",
+             "");
+  write_file(
+      tree / "third_party/ascend/Triton-distributed-ascend/python/triton_dist/language/a/x.py", "");
   env["TRITON_BUILD_DISTRIBUTED"] = "ON";
   const auto kwargs = dump();
-  EXPECT_EQ(kwargs["package_data"]["triton_dist"], nlohmann::ordered_json::parse(R"(["*.py","*.pyi"])"));
+  EXPECT_EQ(kwargs["package_data"]["triton_dist"],
+            nlohmann::ordered_json::parse(R"(["*.py","*.pyi"])"));
   EXPECT_EQ(kwargs["package_dir"]["triton_dist"],
             "third_party/ascend/Triton-distributed-ascend/python/triton_dist");
   const auto& packages = kwargs["packages"];
@@ -172,9 +176,10 @@ TEST_F(HostTest, VenvInterpreterIsWhatSetupPySees) {
                                      "import sysconfig; print(sysconfig.get_paths()['purelib'])"},
                                     dir.path());
   write_file(fs::path(site.substr(0, site.find('\n'))) / "only_in_venv.py", "WHERE = 'venv'\n");
-  write_file(tree / "setup.py",
-             "import sys\nfrom setuptools import setup\nimport only_in_venv\n"
-             "setup(name='x', version='1', description=sys.executable + ' ' + only_in_venv.WHERE)\n");
+  write_file(
+      tree / "setup.py",
+      "import sys\nfrom setuptools import setup\nimport only_in_venv\n"
+      "setup(name='x', version='1', description=sys.executable + ' ' + only_in_venv.WHERE)\n");
   env["VIRTUAL_ENV"] = venv.string();
   ProcessResult result = host({"--dump-kwargs=captured"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
@@ -232,8 +237,9 @@ TEST_F(HostTest, MissingUpstreamNameNamesTheOverride) {
 }
 
 TEST_F(HostTest, CtrlCEndsWith130) {
-  write_file(tree / "setup.py",
-             "import os, signal\nos.kill(os.getpid(), signal.SIGINT)\nimport time\ntime.sleep(30)\n");
+  write_file(
+      tree / "setup.py",
+      "import os, signal\nos.kill(os.getpid(), signal.SIGINT)\nimport time\ntime.sleep(30)\n");
   const ProcessResult result = host({"--name"});
   EXPECT_EQ(result.exit_code, code::interrupted);
   EXPECT_TRUE(contains(result.err, "interrupted"));
@@ -251,7 +257,8 @@ TEST_F(HostTest, MalformedProfileNamesFileAndLine) {
 }
 
 TEST_F(HostTest, ProfileFromTreeReplacesTheBuiltIn) {
-  std::string profile = read_file(fs::path(EXAMPLE_TREE) / "../../patches/triton-ascend-3.6.0.toml");
+  std::string profile =
+      read_file(fs::path(EXAMPLE_TREE) / "../../patches/triton-ascend-3.6.0.toml");
   const std::string url = "https://gitcode.com/Ascend/triton-ascend/";
   profile.replace(profile.find(url), url.size(), "https://example.com/next/");
   write_file(tree / "ascend-setup.toml", profile);
@@ -289,9 +296,9 @@ TEST_F(HostTest, LlvmPackageInfoIsTheAscendBuild) {
              "        p = setup.get_llvm_package_info()\n"
              "        print(p.name, p.url, p.sym_name, p.syspath_var_name)\n");
   env["PYTHONPATH"] = (dir.path() / "probe").string();
-  const std::string patch_hash =
-      must_run({"sh", "-c", "cat third_party/ascend/patch/llvm_patch_*.patch | sha256sum | cut -c1-8"},
-               tree);
+  const std::string patch_hash = must_run(
+      {"sh", "-c", "cat third_party/ascend/patch/llvm_patch_*.patch | sha256sum | cut -c1-8"},
+      tree);
   const std::string rev = read_file(tree / "cmake/llvm-hash.txt").substr(0, 8);
   const std::string name = "llvm-" + rev + "-" + patch_hash.substr(0, 8) + "-ubuntu-x64";
   const ProcessResult result = host({"-q", "--command-packages", "probe_commands", "llvm_info"});

@@ -89,7 +89,8 @@ TEST_F(PatchCliTest, OverlappingEditStopsWithExitCodeAndForceSavesIt) {
   EXPECT_NE(refused.err.find("python/triton/language/semantic.py"), std::string::npos);
   EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1) << refused.err;
   EXPECT_EQ(read_file(semantic), text);
-  EXPECT_EQ(read_file(tree / "python/src/ir.cc"), read_file(fs::path(EXAMPLE_TREE) / "python/src/ir.cc"));
+  EXPECT_EQ(read_file(tree / "python/src/ir.cc"),
+            read_file(fs::path(EXAMPLE_TREE) / "python/src/ir.cc"));
   const auto status = host({"--patch-status"});
   EXPECT_NE(status.out.find("file locally-modified python/triton/language/semantic.py\n"),
             std::string::npos)
@@ -170,7 +171,8 @@ class DistributedSubmoduleTest : public PatchCliTest {
              tree, git_env(dir.path()));
     must_run({"git", "commit", "-q", "-m", "distributed submodule"}, tree, git_env(dir.path()));
     clone = dir.path() / "clone";
-    must_run({"git", "clone", "-q", tree.string(), clone.string()}, dir.path(), git_env(dir.path()));
+    must_run({"git", "clone", "-q", tree.string(), clone.string()}, dir.path(),
+             git_env(dir.path()));
   }
   ascend_setup::ProcessResult host_in_clone(const std::vector<std::string>& args) {
     return run_host(args, clone, env);

@@ -11,8 +11,8 @@
 
 #include <sstream>
 
-#include <unistd.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 using namespace test_support;
 
@@ -66,10 +66,9 @@ TEST(Wheel, BdistWheelInstallsImportsAndRebuildsNothingTwice_StubLlvm_RecordingC
   EXPECT_EQ(args[0], tree.string());
   EXPECT_EQ(args[1], "-G");
   const std::vector<std::string> tail(args.end() - 4, args.end());
-  EXPECT_EQ(tail, (std::vector<std::string>{"-DTRITON_BUILD_UT=OFF",
-                                            "-DASCENDNPU_IR_TAG=npuir-test-tag",
-                                            "-DLLVM_MAJOR_VERSION_22_COMPATIBLE=ON",
-                                            "-DTRITON_BUILD_DISTRIBUTED=OFF"}));
+  EXPECT_EQ(tail, (std::vector<std::string>{
+                      "-DTRITON_BUILD_UT=OFF", "-DASCENDNPU_IR_TAG=npuir-test-tag",
+                      "-DLLVM_MAJOR_VERSION_22_COMPATIBLE=ON", "-DTRITON_BUILD_DISTRIBUTED=OFF"}));
   for (const auto& arg : tail) {
     EXPECT_EQ(std::count(args.begin(), args.end(), arg), 1) << arg;
   }
@@ -86,18 +85,18 @@ TEST(Wheel, BdistWheelInstallsImportsAndRebuildsNothingTwice_StubLlvm_RecordingC
   const std::string python = (venv / "bin/python").string();
   must_run({python, "-m", "pip", "install", "-q", "--no-deps", "--no-index", wheels[0].string()},
            dir.path());
-  const std::string out = must_run(
-      {python, "-c",
-       "import triton, os, importlib.metadata as m\n"
-       "print(triton.backends())\n"
-       "print(triton._C.libtriton.ir.add(2, 3), triton._C.libtriton.ir.ascend_target())\n"
-       "print([e.name for e in m.entry_points(group='triton.backends')])\n"
-       "md = m.metadata('triton-ascend')\n"
-       "print(md['Home-page'], md['Description-Content-Type'])\n"
-       "print(sorted(r for r in md.get_all('Requires-Dist') if 'extra ==' not in r))\n"
-       "print(md.get_payload().splitlines()[0])\n"
-       "print(os.path.dirname(triton._C.__file__))\n"},
-      dir.path());
+  const std::string out =
+      must_run({python, "-c",
+                "import triton, os, importlib.metadata as m\n"
+                "print(triton.backends())\n"
+                "print(triton._C.libtriton.ir.add(2, 3), triton._C.libtriton.ir.ascend_target())\n"
+                "print([e.name for e in m.entry_points(group='triton.backends')])\n"
+                "md = m.metadata('triton-ascend')\n"
+                "print(md['Home-page'], md['Description-Content-Type'])\n"
+                "print(sorted(r for r in md.get_all('Requires-Dist') if 'extra ==' not in r))\n"
+                "print(md.get_payload().splitlines()[0])\n"
+                "print(os.path.dirname(triton._C.__file__))\n"},
+               dir.path());
   std::istringstream lines(out);
   std::string line;
   std::getline(lines, line);
@@ -121,7 +120,8 @@ TEST(Wheel, BdistWheelInstallsImportsAndRebuildsNothingTwice_StubLlvm_RecordingC
   const fs::path installed_c = line;
   for (const char* tool : {"triton-opt", "triton-mlir-opt"}) {
     EXPECT_EQ(::access((installed_c / tool).c_str(), X_OK), 0) << tool;
-    const auto symbols = ascend_setup::run_process({{"nm", (installed_c / tool).string()}, dir.path(), {}, ""});
+    const auto symbols =
+        ascend_setup::run_process({{"nm", (installed_c / tool).string()}, dir.path(), {}, ""});
     EXPECT_NE(symbols.err.find("no symbols"), std::string::npos) << tool << " is not stripped";
   }
   EXPECT_EQ(must_run({(installed_c / "triton-opt").string()}, dir.path()),
@@ -208,15 +208,15 @@ TEST(Wheel, ManylinuxRepairCases_AuditwheelStandIn) {
       << wheels[0];
   EXPECT_NE(build.out.find(wheels[0].string() + "\n"), std::string::npos) << build.out;
   EXPECT_EQ(read_file(log).rfind("-v repair --plat manylinux_2_27_" + m +
-                                     " --plat manylinux_2_28_" + m + " -w " + dist.string() +
-                                     " " + dist.string() + "/triton_ascend-3.6.0-",
+                                     " --plat manylinux_2_28_" + m + " -w " + dist.string() + " " +
+                                     dist.string() + "/triton_ascend-3.6.0-",
                                  0),
             0u)
       << read_file(log);
   const fs::path venv = dir.path() / "venv";
   must_run({SYSTEM_PYTHON, "-m", "venv", venv.string()}, dir.path());
-  must_run({(venv / "bin/python").string(), "-m", "pip", "install", "-q", "--no-deps",
-            "--no-index", wheels[0].string()},
+  must_run({(venv / "bin/python").string(), "-m", "pip", "install", "-q", "--no-deps", "--no-index",
+            wheels[0].string()},
            dir.path());
   fs::remove_all(dist);
   fs::remove(log);

@@ -166,13 +166,13 @@ std::vector<fs::path> files_in(const fs::path& dir, const std::string& suffix) {
 }
 
 std::vector<std::string> wheel_members(const fs::path& wheel) {
-  const std::string out = must_run(
-      {SYSTEM_PYTHON, "-c",
-       "import sys, zipfile\n"
-       "for i in zipfile.ZipFile(sys.argv[1]).infolist():\n"
-       "    print(oct((i.external_attr >> 16) & 0o777)[2:], i.filename)\n",
-       wheel.string()},
-      wheel.parent_path());
+  const std::string out =
+      must_run({SYSTEM_PYTHON, "-c",
+                "import sys, zipfile\n"
+                "for i in zipfile.ZipFile(sys.argv[1]).infolist():\n"
+                "    print(oct((i.external_attr >> 16) & 0o777)[2:], i.filename)\n",
+                wheel.string()},
+               wheel.parent_path());
   std::vector<std::string> members;
   std::istringstream in(out);
   std::string line;

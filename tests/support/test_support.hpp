@@ -37,7 +37,8 @@ std::string read_file(const fs::path& path);
 fs::path copy_example_tree(const fs::path& dir);
 
 // Runs a command; fails the test when it exits non-zero. Returns stdout.
-std::string must_run(const std::vector<std::string>& argv, const fs::path& cwd, const Env& env = {});
+std::string must_run(const std::vector<std::string>& argv, const fs::path& cwd,
+                     const Env& env = {});
 
 // The environment every git call of the tests uses: no global or system
 // configuration, a fixed identity.

@@ -1,8 +1,8 @@
 // The patch engine on copies of the example tree, each behaviour both on a
 // real git checkout and on a tree that is no git checkout (a source archive).
 // The reference is always `git apply` itself.
-#include "ascend_setup/error.hpp"
 #include "ascend_setup/patch_engine.hpp"
+#include "ascend_setup/error.hpp"
 #include "ascend_setup/profile.hpp"
 #include "test_support.hpp"
 
@@ -57,7 +57,9 @@ class PatchEngineTest : public ::testing::TestWithParam<bool> {
     std::string log;
     for (const char* patch : patches) {
       const auto result = run_process({{"git", "apply", "-v", (reference / patch).string()},
-                                       reference, git_env(dir.path()), {}});
+                                       reference,
+                                       git_env(dir.path()),
+                                       {}});
       EXPECT_EQ(result.exit_code, 0) << result.err;
       log += result.err;
     }
@@ -310,8 +312,7 @@ TEST_P(PatchEngineTest, StatusNamesEveryFileState) {
   fs::remove(tree / "bin/triton-opt.cpp");
   status = engine(BuildMode::dev).status();
   EXPECT_FALSE(status.patched_for_mode);
-  EXPECT_EQ(status_of(status, "python/triton/language/semantic.py"),
-            FileStatus::locally_modified);
+  EXPECT_EQ(status_of(status, "python/triton/language/semantic.py"), FileStatus::locally_modified);
   EXPECT_EQ(status_of(status, "bin/triton-opt.cpp"), FileStatus::missing);
   EXPECT_EQ(status_of(status, "python/src/ir.cc"), FileStatus::patched);
 }
