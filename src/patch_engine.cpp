@@ -132,34 +132,44 @@ struct PatchEngine::Patch {
     return std::find(files.begin(), files.end(), file) != files.end();
   }
 
-  // Reads the files a patch touches with libgit2's patch parser.
-  static Patch parse(std::string name, fs::path origin, std::string text) {
-    static const int initialised = git_libgit2_init();
-    (void)initialised;
+  // The text and its hash only: all the no-change check needs.
+  static Patch read(std::string name, fs::path origin, std::string text) {
     Patch patch{std::move(name), std::move(origin), std::move(text), {}, {}, {}};
     patch.sha256 = sha256_hex(patch.text);
+    return patch;
+  }
+
+  static Patch parse(std::string name, fs::path origin, std::string text) {
+    Patch patch = read(std::move(name), std::move(origin), std::move(text));
+    patch.parse_files();
+    return patch;
+  }
+
+  // Reads the files the patch touches with libgit2's patch parser (whose
+  // start-up costs milliseconds: not on the no-change path).
+  void parse_files() {
+    ensure_libgit2();
     git_diff* diff = nullptr;
-    if (git_diff_from_buffer(&diff, patch.text.data(), patch.text.size()) != 0) {
+    if (git_diff_from_buffer(&diff, text.data(), text.size()) != 0) {
       const git_error* error = git_error_last();
-      throw Error("malformed patch " + patch.origin.string() + ": " +
+      throw Error("malformed patch " + origin.string() + ": " +
                   (error && error->message ? error->message : "cannot be parsed"));
     }
     std::unique_ptr<git_diff, decltype(&git_diff_free)> guard(diff, git_diff_free);
     for (size_t i = 0; i < git_diff_num_deltas(diff); ++i) {
       const git_diff_delta* delta = git_diff_get_delta(diff, i);
       for (const char* path : {delta->old_file.path, delta->new_file.path}) {
-        if (path != nullptr && !patch.touches(path)) {
-          patch.files.emplace_back(path);
+        if (path != nullptr && !touches(path)) {
+          files.emplace_back(path);
         }
       }
       if (delta->status == GIT_DELTA_ADDED) {
-        patch.created.insert(delta->new_file.path);
+        created.insert(delta->new_file.path);
       }
     }
-    if (patch.files.empty()) {
-      throw Error("malformed patch " + patch.origin.string() + ": it changes no file");
+    if (files.empty()) {
+      throw Error("malformed patch " + origin.string() + ": it changes no file");
     }
-    return patch;
   }
 };
 
@@ -254,7 +264,7 @@ std::vector<PatchEngine::Patch> PatchEngine::wanted_patches() const {
                   " does not exist (named by the profile " + profile_.source +
                   "; mark it optional there if a tree may lack it)");
     }
-    patches.push_back(Patch::parse(entry->file, path, *text));
+    patches.push_back(Patch::read(entry->file, path, *text));
   }
   return patches;
 }
@@ -514,11 +524,14 @@ void PatchEngine::record_state(const std::vector<Patch>& wanted) const {
 }
 
 PatchOutcome PatchEngine::apply(bool force) {
-  const std::vector<Patch> wanted = wanted_patches();
+  std::vector<Patch> wanted = wanted_patches();
   if (recorded_state_matches(wanted)) {
     PatchOutcome outcome;
     outcome.up_to_date = true;
     return outcome;
+  }
+  for (auto& patch : wanted) {
+    patch.parse_files();
   }
   // The record must be writable before the tree is touched.
   fs::create_directories(state_dir_ / "applied");
@@ -536,7 +549,10 @@ PatchOutcome PatchEngine::restore(bool force) {
 }
 
 PatchStatus PatchEngine::status() {
-  const std::vector<Patch> wanted = wanted_patches();
+  std::vector<Patch> wanted = wanted_patches();
+  for (auto& patch : wanted) {
+    patch.parse_files();
+  }
   PatchStatus status;
   if (recorded_state_matches(wanted)) {
     for (const auto& patch : wanted) {

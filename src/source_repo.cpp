@@ -8,13 +8,12 @@
 
 namespace ascend_setup {
 
-namespace {
-
-// libgit2 needs one init per process; shutdown is left to process exit.
 void ensure_libgit2() {
   static const int initialised = git_libgit2_init();
   (void)initialised;
 }
+
+namespace {
 
 std::string last_git_error() {
   const git_error* error = git_error_last();

@@ -67,7 +67,7 @@ class PatchEngine {
   struct Patch;
   struct Analysis;
 
-  std::vector<Patch> wanted_patches() const;
+  std::vector<Patch> wanted_patches() const;  // read and hashed, not parsed
   std::vector<Patch> recorded_patches() const;
   bool recorded_state_matches(const std::vector<Patch>& wanted) const;
   Analysis analyse(const std::vector<Patch>& wanted) const;

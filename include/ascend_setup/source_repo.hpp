@@ -12,6 +12,10 @@ struct git_repository;
 
 namespace ascend_setup {
 
+// libgit2's init, once per process (shutdown is left to process exit). It
+// loads the TLS certificates, milliseconds: call it only where libgit2 is used.
+void ensure_libgit2();
+
 class SourceRepo {
  public:
   // Opens the checkout whose work tree is exactly `tree_root` (no search
