@@ -56,14 +56,14 @@ void check_cmake(const py::handle& self, const std::string& minimum) {
   if (result.exit_code != 0) {
     throw Error(needed + ": `cmake --version` exited with " + std::to_string(result.exit_code));
   }
-  static const std::regex version(R"(version\s*(\d+)\.(\d+))");
+  static const std::regex version(R"(version\s*\d+\.\d+)");
   std::smatch match;
   if (!std::regex_search(result.out, match, version)) {
     throw Error(needed + ": `cmake --version` printed no version");
   }
-  const std::pair<int, int> found{std::stoi(match[1]), std::stoi(match[2])};
-  if (found < major_minor(minimum)) {
-    throw Error(needed + ": found " + match[1].str() + "." + match[2].str());
+  const auto [major, minor] = major_minor(match.str());
+  if (std::pair(major, minor) < major_minor(minimum)) {
+    throw Error(needed + ": found " + std::to_string(major) + "." + std::to_string(minor));
   }
 }
 
