@@ -3,14 +3,11 @@
 #include "ascend_setup/environment.hpp"
 #include "ascend_setup/error.hpp"
 #include "ascend_setup/log.hpp"
-#include "ascend_setup/process.hpp"
+#include "ascend_setup/interpreter.hpp"
+#include "ascend_setup/launcher.hpp"
 
 #include <pybind11/embed.h>
-#include <unistd.h>
-
 #include <filesystem>
-#include <fstream>
-#include <regex>
 
 namespace py = pybind11;
 
@@ -45,60 +42,6 @@ void install_error_bridge() {
   });
 }
 
-std::optional<std::string> major_minor(const std::string& text) {
-  static const std::regex pattern(R"(\s*(\d+)\.(\d+)[\s\S]*)");
-  std::smatch match;
-  if (std::regex_match(text, match, pattern)) {
-    return match[1].str() + "." + match[2].str();
-  }
-  return std::nullopt;
-}
-
-// A venv's pyvenv.cfg names the interpreter version; anything else is asked.
-std::string interpreter_version(const std::filesystem::path& executable) {
-  std::ifstream cfg(executable.parent_path().parent_path() / "pyvenv.cfg");
-  std::string line;
-  static const std::regex entry(R"(^\s*(version|version_info)\s*=\s*(\S+)\s*$)");
-  while (std::getline(cfg, line)) {
-    std::smatch match;
-    if (std::regex_match(line, match, entry)) {
-      if (auto version = major_minor(match[2].str())) {
-        return *version;
-      }
-    }
-  }
-  const ProcessResult result = run_process(
-      {{executable.string(), "-I", "-S", "-c", "import sys; print('%d.%d' % sys.version_info[:2])"},
-       {},
-       {},
-       {}});
-  auto version = major_minor(result.out);
-  if (result.exit_code != 0 || !version) {
-    throw Error(executable.string() + " does not run as a Python interpreter (exit code " +
-                std::to_string(result.exit_code) + ")");
-  }
-  return *version;
-}
-
-// A bare name (`--python python3.11`) is looked up on PATH, as a shell would.
-std::filesystem::path find_on_path(const std::filesystem::path& name) {
-  if (name.string().find('/') != std::string::npos) {
-    return name;
-  }
-  const std::string path = get_env("PATH").value_or("");
-  size_t start = 0;
-  while (start <= path.size()) {
-    const size_t end = std::min(path.find(':', start), path.size());
-    const std::filesystem::path candidate =
-        std::filesystem::path(path.substr(start, end - start)) / name;
-    if (access(candidate.c_str(), X_OK) == 0) {
-      return candidate;
-    }
-    start = end + 1;
-  }
-  return name;
-}
-
 void print_traceback(py::error_already_set& error) {
   py::object trace = error.trace() ? error.trace() : py::none();
   py::module_::import("traceback").attr("print_exception")(error.type(), error.value(), trace);
@@ -111,31 +54,21 @@ std::string linked_python_version() {
 }
 
 Interpreter choose_interpreter(const std::optional<std::filesystem::path>& explicit_python) {
-  std::filesystem::path executable;
-  std::string origin;
-  if (explicit_python) {
-    executable = find_on_path(*explicit_python);
-    origin = "--python";
-  } else if (auto venv = get_env("VIRTUAL_ENV"); venv && !venv->empty()) {
-    executable = std::filesystem::path(*venv) / "bin" / "python";
-    origin = "$VIRTUAL_ENV";
-  } else {
-    return {ASCEND_SETUP_PYTHON_EXECUTABLE, linked_python_version()};
+  // Exec'ed by the launcher: it already resolved the interpreter and chose
+  // this host for its minor.
+  if (auto executable = get_env(interpreter_env); executable && !executable->empty()) {
+    unset_env(interpreter_env);
+    return {*executable, linked_python_version()};
   }
-  // Keep the path as given: a venv's python is a symlink, and resolving it
-  // would lose the venv.
-  executable = std::filesystem::absolute(executable);
-  if (!std::filesystem::exists(executable) || access(executable.c_str(), X_OK) != 0) {
-    throw Error(origin + " names " + executable.string() + ", which is not an executable file");
+  const InterpreterInfo info = resolve_interpreter(explicit_python);
+  if (info.version != linked_python_version() || info.free_threaded ||
+      info.implementation != "cpython") {
+    throw Error(info.origin + " names " + info.executable.string() + ", a " + info.implementation +
+                " " + info.version + (info.free_threaded ? " (free-threaded)" : "") +
+                ", but this host embeds CPython " + linked_python_version() +
+                ": run it through the ascend-setup launcher");
   }
-  const std::string version = interpreter_version(executable);
-  if (version != linked_python_version()) {
-    throw Error(origin + " names " + executable.string() + ", a Python " + version +
-                ", but ascend-setup is linked against libpython " + linked_python_version() +
-                ": use a Python " + linked_python_version() +
-                " interpreter or build ascend-setup against Python " + version);
-  }
-  return {executable, version};
+  return {info.executable, info.version};
 }
 
 EmbeddedPython::EmbeddedPython(const Interpreter& interpreter, const std::filesystem::path& script,

@@ -1,30 +1,21 @@
-// ascend-setup: the Ascend build entry of triton-ascend (see README.md).
+// ascend-setup: the launcher (no libpython). Parses the host command line
+// (so a usage error is reported before any interpreter is looked at), then
+// execs the host built for the interpreter's minor (see launcher.hpp).
 #include "ascend_setup/command_line.hpp"
-#include "ascend_setup/embedded_python.hpp"
 #include "ascend_setup/error.hpp"
-#include "ascend_setup/host.hpp"
+#include "ascend_setup/launcher.hpp"
 #include "ascend_setup/log.hpp"
 
 #include <filesystem>
-#include <iostream>
 
 int main(int argc, char** argv) {
   using namespace ascend_setup;
   init_logging();
   try {
-    const HostOptions options = parse_command_line(std::vector<std::string>(argv, argv + argc));
+    const std::vector<std::string> args(argv, argv + argc);
+    const HostOptions options = parse_command_line(args);
     set_log_level(options.log_level);
-    if (options.help) {
-      std::cout << options.help_text;
-      return exit_code::ok;
-    }
-    if (options.host_version) {
-      std::cout << "ascend-setup " << ASCEND_SETUP_VERSION << " (libpython "
-                << linked_python_version() << ", default interpreter "
-                << ASCEND_SETUP_PYTHON_EXECUTABLE << ")\n";
-      return exit_code::ok;
-    }
-    return run_host(options);
+    return launch(options, args);
   } catch (const Error& error) {
     spdlog::error("{}", error.what());
     return error.exit_code();

@@ -20,9 +20,9 @@ struct Interpreter {
   std::string version;  // "major.minor"
 };
 
-// --python PATH, else $VIRTUAL_ENV/bin/python, else the interpreter the binary
-// was built against. Throws Error when it is missing or its major.minor
-// differs from the linked libpython's.
+// The launcher's choice ($ASCEND_SETUP_INTERPRETER, then removed), else
+// resolve_interpreter() (--python, $VIRTUAL_ENV, python3 on PATH). Throws
+// Error when it is missing or is not a CPython of the linked minor.
 Interpreter choose_interpreter(const std::optional<std::filesystem::path>& explicit_python);
 
 // The major.minor of the linked libpython, e.g. "3.11".

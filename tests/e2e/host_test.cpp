@@ -11,10 +11,6 @@ namespace code = ascend_setup::exit_code;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 class HostTest : public ::testing::Test {
  protected:
   void SetUp() override {

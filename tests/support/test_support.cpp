@@ -77,6 +77,7 @@ Env offline_env(const fs::path& home) {
   env["TRITON_OFFLINE_BUILD"] = "1";
   env["TRITON_HOME"] = home.string();
   env["VIRTUAL_ENV"] = std::nullopt;
+  env["PATH"] = base_path();
   env["ASCEND_SETUP_LOG_LEVEL"] = std::nullopt;
   for (const char* name : {"TRITON_WHEEL_NAME", "TRITON_VERSION", "TRITON_WHEEL_VERSION_SUFFIX",
                            "IS_MANYLINUX", "TRITON_BUILD_DISTRIBUTED", "TRITON_BUILD_PROTON",
@@ -102,9 +103,41 @@ nlohmann::ordered_json parse_json(const std::string& text) {
   }
 }
 
-std::string path_with(const fs::path& first) {
+std::string base_path() {
   const char* path = std::getenv("PATH");
-  return first.string() + ":" + (path ? path : "/usr/bin:/bin");
+  return fs::path(SYSTEM_PYTHON).parent_path().string() + ":" + (path ? path : "/usr/bin:/bin");
+}
+
+std::string path_with(const fs::path& first) { return first.string() + ":" + base_path(); }
+
+namespace {
+std::vector<fs::path> split_list(const std::string& text) {
+  std::vector<fs::path> items;
+  std::istringstream in(text);
+  for (std::string item; std::getline(in, item, ':');) {
+    if (!item.empty()) {
+      items.emplace_back(item);
+    }
+  }
+  return items;
+}
+}  // namespace
+
+std::vector<fs::path> found_pythons() { return split_list(FOUND_PYTHONS); }
+std::vector<fs::path> too_old_pythons() { return split_list(TOO_OLD_PYTHONS); }
+
+fs::path cached_venv(const fs::path& python) {
+  std::string name = python.string();
+  std::replace(name.begin(), name.end(), '/', '_');
+  const fs::path venv = fs::path(VENV_CACHE) / name;
+  must_run({MAKE_VENV, python.string(), venv.string()}, fs::path(VENV_CACHE).parent_path());
+  return venv;
+}
+
+std::string python_version(const fs::path& python) {
+  const std::string out = must_run(
+      {python.string(), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"}, "/");
+  return out.substr(0, out.find('\n'));
 }
 
 std::string path_with_stand_ins() { return path_with(STAND_INS); }
@@ -118,6 +151,10 @@ std::string path_with_recording_git(const fs::path& bin, const fs::path& log) {
 
 bool contains(const std::vector<std::string>& items, const std::string& item) {
   return std::find(items.begin(), items.end(), item) != items.end();
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
 }
 
 long long mtime_ns(const fs::path& path) {

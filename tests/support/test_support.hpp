@@ -57,8 +57,24 @@ ascend_setup::ProcessResult run_host(const std::vector<std::string>& args, const
 
 nlohmann::ordered_json parse_json(const std::string& text);
 
-// PATH with `first` in front of this process's PATH.
+// The tests' PATH: the default interpreter's directory, then this process's
+// PATH, so that `python3` on PATH is the default one (as on a plain Debian
+// machine, whatever pyenv shims the developer has).
+std::string base_path();
+
+// base_path() with `first` in front.
 std::string path_with(const fs::path& first);
+
+// Every interpreter the build serves (FOUND_PYTHONS), and those too old to be served.
+std::vector<fs::path> found_pythons();
+std::vector<fs::path> too_old_pythons();
+
+// A venv of `python` with setuptools, wheel and pybind11 (tests/support/make_venv),
+// made once in the build directory and shared by the tests. Returns its directory.
+fs::path cached_venv(const fs::path& python);
+
+// "X.Y" of an interpreter (asks it).
+std::string python_version(const fs::path& python);
 
 // PATH with the test stand-ins (tests/stand_ins: a recording cmake in front of
 // the real one, an auditwheel) first.
@@ -69,6 +85,7 @@ std::string path_with_stand_ins();
 std::string path_with_recording_git(const fs::path& bin, const fs::path& log);
 
 bool contains(const std::vector<std::string>& items, const std::string& item);
+bool contains(const std::string& text, const std::string& part);
 
 // Modification time in nanoseconds (of a symlink itself), -1 when absent.
 long long mtime_ns(const fs::path& path);

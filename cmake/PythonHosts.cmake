@@ -1,0 +1,193 @@
+# The CPythons ascend-setup serves: one host executable per major.minor
+# (ascend-setup-host-X.Y, linked against that minor's shared libpython, served
+# to every installation of the minor through LD_LIBRARY_PATH by the launcher),
+# plus a static host for the default interpreter when its installation ships a
+# libpythonX.Y.a (Debian's is the PGO build: fewer instructions than its .so).
+#
+#   ASCEND_SETUP_PYTHONS        interpreters to build for (default: found, see below)
+#   ASCEND_SETUP_STATIC_PYTHON  also link the default interpreter's libpython.a (ON)
+#
+# Found by default, in this order (the first of a minor wins; the very first is
+# the default interpreter of the tests): /usr/bin/python3, every
+# $(pyenv root)/versions/*/bin/python3, python3.X on PATH.
+set(ASCEND_SETUP_MIN_PYTHON 3.10)
+set(ASCEND_SETUP_PYTHONS "" CACHE STRING
+    "Python interpreters to build hosts for (;-list); empty: find CPython >= ${ASCEND_SETUP_MIN_PYTHON}")
+option(ASCEND_SETUP_STATIC_PYTHON "Link the default interpreter's static libpython too, when it has one" ON)
+
+# Sets <var>_VERSION, _PREFIX, _INCLUDE, _SHARED, _STATIC, _LIBS, _OK (and
+# _WHY when not OK) for one interpreter.
+function(ascend_setup_probe_python executable var)
+  set(script [=[
+import sys, sysconfig, os
+v = sysconfig.get_config_var
+libs = ' '.join(str(v(k) or '') for k in ('LIBS', 'SYSLIBS', 'MODLIBS'))
+shared = os.path.join(v('LIBDIR') or '', v('LDLIBRARY') or '') if v('Py_ENABLE_SHARED') else ''
+static = os.path.join(v('LIBPL') or '', v('LIBRARY') or '')
+for x in (sys.implementation.name, '%d.%d' % sys.version_info[:2], sys.base_prefix,
+          sysconfig.get_paths()['include'], shared, static, libs, v('Py_GIL_DISABLED') or 0):
+    print(x)
+]=])
+  execute_process(COMMAND ${executable} -I -c "${script}" OUTPUT_VARIABLE out ERROR_QUIET
+                  RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE)
+  set(${var}_OK FALSE PARENT_SCOPE)
+  set(${var}_VERSION "" PARENT_SCOPE)
+  if(NOT rc EQUAL 0)
+    set(${var}_WHY "does not run" PARENT_SCOPE)
+    return()
+  endif()
+  string(REPLACE "\n" ";" fields "${out}")
+  list(LENGTH fields count)
+  if(NOT count EQUAL 8)
+    set(${var}_WHY "unexpected answer" PARENT_SCOPE)
+    return()
+  endif()
+  list(GET fields 0 implementation)
+  list(GET fields 1 version)
+  list(GET fields 4 shared)
+  list(GET fields 7 free_threaded)
+  set(${var}_VERSION ${version} PARENT_SCOPE)
+  list(GET fields 2 prefix)
+  set(${var}_PREFIX ${prefix} PARENT_SCOPE)
+  list(GET fields 3 include)
+  set(${var}_INCLUDE ${include} PARENT_SCOPE)
+  set(${var}_SHARED ${shared} PARENT_SCOPE)
+  list(GET fields 5 static)
+  set(${var}_STATIC ${static} PARENT_SCOPE)
+  list(GET fields 6 libs)
+  separate_arguments(libs UNIX_COMMAND "${libs}")
+  list(REMOVE_DUPLICATES libs)
+  set(${var}_LIBS ${libs} PARENT_SCOPE)
+  if(NOT implementation STREQUAL "cpython")
+    set(${var}_WHY "${implementation}, not CPython" PARENT_SCOPE)
+  elseif(version VERSION_LESS ASCEND_SETUP_MIN_PYTHON)
+    set(${var}_WHY "CPython ${version} < ${ASCEND_SETUP_MIN_PYTHON}" PARENT_SCOPE)
+  elseif(free_threaded)
+    set(${var}_WHY "free-threaded" PARENT_SCOPE)
+  elseif(shared STREQUAL "" OR NOT EXISTS "${shared}" OR NOT EXISTS "${include}/Python.h")
+    set(${var}_WHY "no shared libpython or no Python.h" PARENT_SCOPE)
+  else()
+    set(${var}_OK TRUE PARENT_SCOPE)
+  endif()
+endfunction()
+
+if(ASCEND_SETUP_PYTHONS)
+  set(candidates ${ASCEND_SETUP_PYTHONS})
+else()
+  set(candidates)
+  if(EXISTS /usr/bin/python3)
+    list(APPEND candidates /usr/bin/python3)
+  endif()
+  set(pyenv_root "$ENV{PYENV_ROOT}")
+  if(NOT pyenv_root)
+    set(pyenv_root "$ENV{HOME}/.pyenv")
+  endif()
+  file(GLOB pyenv_pythons LIST_DIRECTORIES false "${pyenv_root}/versions/*/bin/python3")
+  list(SORT pyenv_pythons COMPARE NATURAL)
+  list(APPEND candidates ${pyenv_pythons})
+  foreach(minor RANGE 10 13)
+    unset(found_python)
+    find_program(found_python python3.${minor} NO_CACHE)
+    if(found_python)
+      list(APPEND candidates ${found_python})
+    endif()
+  endforeach()
+endif()
+
+set(ASCEND_SETUP_HOST_VERSIONS)
+set(ASCEND_SETUP_DEFAULT_PYTHON)
+set(ASCEND_SETUP_FOUND_PYTHONS)      # every servable one (the tests run them all)
+set(ASCEND_SETUP_TOO_OLD_PYTHONS)    # CPythons < the minimum (the tests expect exit 3)
+set(found_prefixes)
+foreach(candidate IN LISTS candidates)
+  ascend_setup_probe_python(${candidate} probe)
+  if(NOT probe_OK)
+    if(ASCEND_SETUP_PYTHONS)
+      message(FATAL_ERROR "ASCEND_SETUP_PYTHONS: ${candidate} cannot be served: ${probe_WHY}")
+    endif()
+    message(STATUS "ascend-setup: skipping ${candidate} (${probe_WHY})")
+    if(probe_VERSION AND probe_VERSION VERSION_LESS ASCEND_SETUP_MIN_PYTHON)
+      list(APPEND ASCEND_SETUP_TOO_OLD_PYTHONS ${candidate})
+    endif()
+    continue()
+  endif()
+  # One installation found twice (a pyenv shim and the version behind it).
+  if("${probe_PREFIX}" IN_LIST found_prefixes)
+    continue()
+  endif()
+  list(APPEND found_prefixes "${probe_PREFIX}")
+  list(APPEND ASCEND_SETUP_FOUND_PYTHONS ${candidate})
+  if(NOT ASCEND_SETUP_DEFAULT_PYTHON)
+    set(ASCEND_SETUP_DEFAULT_PYTHON ${candidate})
+    set(ASCEND_SETUP_DEFAULT_VERSION ${probe_VERSION})
+    set(default_probe_static ${probe_STATIC})
+    set(default_probe_prefix ${probe_PREFIX})
+    set(default_probe_libs ${probe_LIBS})
+  endif()
+  if(probe_VERSION IN_LIST ASCEND_SETUP_HOST_VERSIONS)
+    continue()
+  endif()
+  list(APPEND ASCEND_SETUP_HOST_VERSIONS ${probe_VERSION})
+  set(ASCEND_SETUP_PYTHON_${probe_VERSION}_EXECUTABLE ${candidate})
+  set(ASCEND_SETUP_PYTHON_${probe_VERSION}_INCLUDE ${probe_INCLUDE})
+  set(ASCEND_SETUP_PYTHON_${probe_VERSION}_SHARED ${probe_SHARED})
+  message(STATUS "ascend-setup: host for CPython ${probe_VERSION} from ${candidate}")
+endforeach()
+if(NOT ASCEND_SETUP_HOST_VERSIONS)
+  message(FATAL_ERROR "ascend-setup: no CPython >= ${ASCEND_SETUP_MIN_PYTHON} with a shared "
+                      "libpython and its headers found; name one with -DASCEND_SETUP_PYTHONS=...")
+endif()
+
+set(ASCEND_SETUP_HOST_DIR ${CMAKE_BINARY_DIR}/libexec/ascend-setup)
+set(ASCEND_SETUP_HOST_TARGETS)
+set(host_manifest "# VERSION FILE [PREFIX of the one installation a static host serves]\n")
+
+# The host flow and the Python-dependent units, compiled once per minor.
+function(ascend_setup_add_host version)
+  string(REPLACE "." "" tag ${version})
+  add_library(ascend_setup_py${tag} STATIC ${ASCEND_SETUP_PYTHON_SOURCES})
+  target_include_directories(ascend_setup_py${tag} SYSTEM PUBLIC ${ASCEND_SETUP_PYTHON_${version}_INCLUDE})
+  target_include_directories(ascend_setup_py${tag} PUBLIC include patches)
+  target_compile_options(ascend_setup_py${tag} PRIVATE ${ASCEND_SETUP_WARNINGS})
+  target_link_libraries(ascend_setup_py${tag} PUBLIC ascend_setup_base pybind11::headers)
+
+  set(host ascend-setup-host-${version})
+  add_executable(${host} src/host_main.cpp)
+  target_compile_options(${host} PRIVATE ${ASCEND_SETUP_WARNINGS})
+  # RUNPATH (not RPATH): the launcher's LD_LIBRARY_PATH must win over it.
+  target_link_options(${host} PRIVATE -Wl,--enable-new-dtags)
+  target_link_libraries(${host} PRIVATE ascend_setup_py${tag} ${ASCEND_SETUP_PYTHON_${version}_SHARED})
+  set_target_properties(${host} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${ASCEND_SETUP_HOST_DIR}
+                                           INSTALL_RPATH_USE_LINK_PATH TRUE)
+  set(ASCEND_SETUP_HOST_TARGETS ${ASCEND_SETUP_HOST_TARGETS} ${host} PARENT_SCOPE)
+  set(host_manifest "${host_manifest}${version} ${host}\n" PARENT_SCOPE)
+endfunction()
+
+foreach(version IN LISTS ASCEND_SETUP_HOST_VERSIONS)
+  ascend_setup_add_host(${version})
+endforeach()
+
+# Debian's libpython3.X.a is non-PIC: it can only go into a non-PIE executable,
+# exporting its symbols for the extension modules it loads (as /usr/bin/python3).
+if(ASCEND_SETUP_STATIC_PYTHON AND EXISTS "${default_probe_static}")
+  string(REPLACE "." "" tag ${ASCEND_SETUP_DEFAULT_VERSION})
+  set(host ascend-setup-host-${ASCEND_SETUP_DEFAULT_VERSION}-static)
+  add_executable(${host} src/host_main.cpp)
+  target_compile_options(${host} PRIVATE ${ASCEND_SETUP_WARNINGS})
+  target_link_options(${host} PRIVATE -no-pie -Wl,--export-dynamic)
+  target_link_libraries(${host} PRIVATE ascend_setup_py${tag} ${default_probe_static}
+                                        ${default_probe_libs})
+  set_target_properties(${host} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${ASCEND_SETUP_HOST_DIR})
+  list(APPEND ASCEND_SETUP_HOST_TARGETS ${host})
+  # First in the manifest: the launcher prefers a host bound to the installation.
+  set(host_manifest "${ASCEND_SETUP_DEFAULT_VERSION} ${host} ${default_probe_prefix}\n${host_manifest}")
+  message(STATUS "ascend-setup: static host for ${default_probe_prefix} from ${default_probe_static}")
+endif()
+# Written only when it changes: a launcher may be reading it.
+file(CONFIGURE OUTPUT ${ASCEND_SETUP_HOST_DIR}/hosts.txt CONTENT "${host_manifest}" @ONLY)
+
+# What the tests and benchmarks link: the default interpreter's minor, shared.
+string(REPLACE "." "" default_tag ${ASCEND_SETUP_DEFAULT_VERSION})
+add_library(ascend_setup_core INTERFACE)
+target_link_libraries(ascend_setup_core INTERFACE ascend_setup_py${default_tag}
+                      ${ASCEND_SETUP_PYTHON_${ASCEND_SETUP_DEFAULT_VERSION}_SHARED})

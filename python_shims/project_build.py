@@ -1,0 +1,148 @@
+"""The build backend of ascend-setup itself (the root pyproject.toml):
+``pip install --no-build-isolation <checkout>`` and ``pip wheel`` of it.
+
+Runs CMake (configure, build, install into a staging directory) and packs
+what ``cmake --install`` installs into one wheel: ``bin/ascend-setup`` as a
+script, the host executables and their manifest under ``libexec/ascend-setup``
+and the docs as data (both relative to the environment's prefix, where the
+launcher looks: ``<bin>/../libexec/ascend-setup``), the ``ascend_setup``
+package at the root. Only the standard library: it runs offline with Debian's
+packages. The binaries serve every CPython the build found, so the wheel is
+``py3-none-<platform>``.
+
+config_settings: ``build-dir`` (default ``<checkout>/build/pip``; an existing,
+configured build directory is built as it is), ``build-type`` (default
+RelWithDebInfo).
+"""
+
+import base64
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tarfile
+import tempfile
+import zipfile
+
+NAME = "ascend_setup"
+
+
+def _version():
+    with open("CMakeLists.txt", encoding="utf-8") as cmake_lists:
+        match = re.search(r"project\(\s*ascend-setup\s+VERSION\s+([0-9.]+)", cmake_lists.read())
+    if not match:
+        raise SystemExit("project_build: no project(ascend-setup VERSION ...) in CMakeLists.txt")
+    return match.group(1)
+
+
+def _tag():
+    return "py3-none-" + sysconfig.get_platform().replace("-", "_").replace(".", "_")
+
+
+def _cmake(args):
+    print("project_build: cmake " + " ".join(args), file=sys.stderr, flush=True)
+    subprocess.run(["cmake"] + args, check=True, stdout=sys.stderr)
+
+
+def _stage(config_settings, staging):
+    settings = config_settings or {}
+    build = os.path.abspath(settings.get("build-dir") or os.path.join("build", "pip"))
+    if not os.path.exists(os.path.join(build, "CMakeCache.txt")):
+        generator = ["-G", "Ninja"] if shutil.which("ninja") else []
+        _cmake(["-S", ".", "-B", build] + generator + [
+            "-DCMAKE_BUILD_TYPE=" + settings.get("build-type", "RelWithDebInfo"),
+            "-DASCEND_SETUP_TESTS=OFF"])
+    _cmake(["--build", build, "--target", "ascend-setup"])
+    _cmake(["--install", build, "--prefix", staging])
+
+
+def _record_line(name, data):
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return "%s,sha256=%s,%d" % (name, digest, len(data))
+
+
+def _metadata(version):
+    return ("Metadata-Version: 2.1\nName: ascend-setup\nVersion: %s\n"
+            "Summary: The build entry of triton-ascend: upstream Triton's setup.py with the "
+            "Ascend layer, and the ascend_setup.build_meta PEP 517 backend\n" % version)
+
+
+def _members(staging, data_dir):
+    """(archive name, file) for everything cmake --install put in `staging`."""
+    members = []
+    for directory, subdirs, names in os.walk(staging):
+        subdirs.sort()
+        for name in sorted(names):
+            path = os.path.join(directory, name)
+            relative = os.path.relpath(path, staging)
+            parts = relative.split(os.sep)
+            if NAME in parts[:-1]:  # the Python package, wherever CMake put it
+                arcname = "/".join(parts[parts.index(NAME):])
+            elif parts[0] == "bin":
+                arcname = data_dir + "/scripts/" + "/".join(parts[1:])
+            else:
+                arcname = data_dir + "/data/" + "/".join(parts)
+            members.append((arcname, path))
+    return members
+
+
+def get_requires_for_build_wheel(config_settings=None):
+    return []
+
+
+def get_requires_for_build_sdist(config_settings=None):
+    return []
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    version = _version()
+    dist_info = "%s-%s.dist-info" % (NAME, version)
+    data_dir = "%s-%s.data" % (NAME, version)
+    name = "%s-%s-%s.whl" % (NAME, version, _tag())
+    with tempfile.TemporaryDirectory(prefix="ascend-setup-stage-") as staging:
+        _stage(config_settings, staging)
+        records = []
+        os.makedirs(wheel_directory, exist_ok=True)
+        part = os.path.join(wheel_directory, name + ".part")
+        with zipfile.ZipFile(part, "w", zipfile.ZIP_DEFLATED) as wheel:
+            def add(arcname, data, mode=0o644):
+                info = zipfile.ZipInfo(arcname, date_time=(1980, 1, 1, 0, 0, 0))
+                info.external_attr = (0o100000 | mode) << 16
+                info.compress_type = zipfile.ZIP_DEFLATED
+                wheel.writestr(info, data)
+                records.append(_record_line(arcname, data))
+
+            for arcname, path in _members(staging, data_dir):
+                with open(path, "rb") as source:
+                    add(arcname, source.read(), os.stat(path).st_mode & 0o777)
+            add(dist_info + "/METADATA", _metadata(version).encode())
+            add(dist_info + "/WHEEL", ("Wheel-Version: 1.0\nGenerator: ascend-setup project_build\n"
+                                       "Root-Is-Purelib: false\nTag: %s\n" % _tag()).encode())
+            record = "\n".join(records + [dist_info + "/RECORD,,"]) + "\n"
+            wheel.writestr(zipfile.ZipInfo(dist_info + "/RECORD", (1980, 1, 1, 0, 0, 0)), record)
+        os.replace(part, os.path.join(wheel_directory, name))
+    return name
+
+
+def build_sdist(sdist_directory, config_settings=None):
+    """The checkout's committed files (git ls-files), else every file but build/."""
+    base = "%s-%s" % (NAME, _version())
+    try:
+        listed = subprocess.run(["git", "ls-files", "-z"], stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, check=True).stdout.decode()
+        files = sorted(f for f in listed.split("\0") if f and os.path.isfile(f))
+    except (OSError, subprocess.CalledProcessError):
+        files = []
+        for directory, subdirs, names in os.walk("."):
+            subdirs[:] = sorted(d for d in subdirs if d not in ("build", ".git", "__pycache__"))
+            files += [os.path.relpath(os.path.join(directory, n)) for n in sorted(names)]
+    os.makedirs(sdist_directory, exist_ok=True)
+    path = os.path.join(sdist_directory, base + ".tar.gz")
+    with tarfile.open(path + ".part", "w:gz", format=tarfile.PAX_FORMAT) as archive:
+        for relative in files:
+            archive.add(relative, arcname=base + "/" + relative, recursive=False)
+    os.replace(path + ".part", path)
+    return os.path.basename(path)

@@ -1,0 +1,165 @@
+// One build, every CPython the build found (FOUND_PYTHONS: Debian's, pyenv's
+// 3.10-3.13, ...), chosen at run time: setup.py sees the chosen interpreter's
+// sys.executable, prefix, version and site-packages; a wheel is tagged for it;
+// an interpreter the build cannot serve is exit 3 naming what it serves.
+#include "ascend_setup/error.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <sstream>
+
+using namespace test_support;
+namespace code = ascend_setup::exit_code;
+
+namespace {
+
+// A setup.py that reports what it runs in, through --dump-kwargs=captured.
+const char* probe_setup_py =
+    "import sys, sysconfig\nfrom setuptools import setup\n"
+    "setup(name='probe', version='1', description=sys.executable, url=sys.prefix,\n"
+    "      license='%d.%d' % sys.version_info[:2], keywords=[sysconfig.get_paths()['purelib']])\n";
+
+struct Probe {
+  std::string executable, prefix, version, purelib;
+};
+
+Probe probe(const fs::path& tree, const Env& env, const std::vector<std::string>& args = {}) {
+  std::vector<std::string> argv = args;
+  argv.push_back("--dump-kwargs=captured");
+  const auto result = run_host(argv, tree, env);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  const auto json = parse_json(result.out);
+  if (!json.is_object()) {
+    return {};
+  }
+  return {json["description"], json["url"], json["license"], json["keywords"][0]};
+}
+
+TEST(Pythons, EveryFoundPythonIsServed) {
+  std::set<std::string> versions;
+  for (const auto& python : found_pythons()) {
+    versions.insert(python_version(python));
+  }
+  for (const char* wanted : {"3.10", "3.11", "3.12", "3.13"}) {
+    EXPECT_TRUE(versions.count(wanted)) << "no CPython " << wanted << " found at build time";
+  }
+}
+
+TEST(Pythons, DumpKwargsInAVenvOfEveryServedPython) {
+  TempDir dir;
+  const fs::path tree = copy_example_tree(dir.path());
+  const fs::path probe_tree = dir.path() / "probe";
+  write_file(probe_tree / "setup.py", probe_setup_py);
+  for (const auto& python : found_pythons()) {
+    SCOPED_TRACE(python.string());
+    const fs::path venv = cached_venv(python);
+    Env env = offline_env(dir.path());
+    env["VIRTUAL_ENV"] = venv.string();
+    const auto dump = run_host({"--dump-kwargs"}, tree, env);
+    ASSERT_EQ(dump.exit_code, 0) << dump.err;
+    const auto kwargs = parse_json(dump.out);
+    EXPECT_EQ(kwargs["name"], "triton-ascend");
+    EXPECT_EQ(kwargs["entry_points"]["triton.backends"][0], "ascend = triton.backends.ascend");
+
+    const Probe seen = probe(probe_tree, env);
+    EXPECT_EQ(seen.executable, (venv / "bin/python").string());
+    EXPECT_EQ(seen.prefix, venv.string());
+    EXPECT_EQ(seen.version, python_version(python));
+    EXPECT_EQ(seen.purelib.rfind(venv.string() + "/lib/python" + seen.version + "/", 0), 0u)
+        << seen.purelib;
+
+    // The same through --python, with no venv active.
+    env["VIRTUAL_ENV"] = std::nullopt;
+    EXPECT_EQ(probe(probe_tree, env, {"--python", (venv / "bin/python").string()}).prefix,
+              venv.string());
+  }
+}
+
+TEST(Pythons, Python3OnPathIsTheDefaultAShimIsFollowed) {
+  TempDir dir;
+  const fs::path probe_tree = dir.path() / "probe";
+  write_file(probe_tree / "setup.py", probe_setup_py);
+  const fs::path python = found_pythons().back();
+  const fs::path venv = cached_venv(python);
+  Env env = offline_env(dir.path());
+  env["PATH"] = path_with(venv / "bin");
+  Probe seen = probe(probe_tree, env);
+  EXPECT_EQ(seen.executable, (venv / "bin/python3").string());
+  EXPECT_EQ(seen.prefix, venv.string());
+
+  // A script in front of the interpreter (as pyenv's shims): the program it runs.
+  const fs::path shims = dir.path() / "shims";
+  write_file(shims / "python3", "#!/bin/sh\nexec " + (venv / "bin/python").string() + " \"$@\"\n");
+  fs::permissions(shims / "python3", fs::perms(0755));
+  env["PATH"] = path_with(shims);
+  seen = probe(probe_tree, env);
+  EXPECT_EQ(seen.prefix, venv.string());
+  EXPECT_EQ(seen.version, python_version(python));
+}
+
+TEST(Pythons, TooOldPythonIsExit3NamingWhatIsServed) {
+  ASSERT_FALSE(too_old_pythons().empty()) << "the build found no CPython older than 3.10";
+  TempDir dir;
+  const fs::path tree = copy_example_tree(dir.path());
+  for (const auto& python : too_old_pythons()) {
+    const auto result = run_host({"--python", python.string(), "--dump-kwargs"}, tree,
+                                 offline_env(dir.path()));
+    EXPECT_EQ(result.exit_code, code::bad_input) << python;
+    EXPECT_TRUE(contains(result.err, "a CPython " + python_version(python) +
+                                         ": this ascend-setup serves CPython 3.1"))
+        << result.err;
+    EXPECT_TRUE(contains(result.err, "-DASCEND_SETUP_PYTHONS=")) << result.err;
+    EXPECT_TRUE(result.out.empty());
+  }
+}
+
+TEST(Pythons, HostVersionListsTheServedMinors) {
+  TempDir dir;
+  const auto result = run_host({"--host-version"}, dir.path(), offline_env(dir.path()));
+  EXPECT_EQ(result.exit_code, 0);
+  for (const auto& python : found_pythons()) {
+    EXPECT_TRUE(contains(result.out, python_version(python))) << result.out;
+  }
+}
+
+TEST(Pythons, WheelForAnotherMinorIsBuiltInstalledAndImported_StubLlvm) {
+  const std::string default_version = python_version(SYSTEM_PYTHON);
+  fs::path python;
+  for (const auto& candidate : found_pythons()) {
+    if (python_version(candidate) != default_version) {
+      python = candidate;
+    }
+  }
+  ASSERT_FALSE(python.empty()) << "only CPython " << default_version << " found";
+  const std::string version = python_version(python);
+  const std::string tag = "cp" + version.substr(0, 1) + version.substr(2);
+  TempDir dir;
+  const fs::path tree = copy_example_tree(dir.path());
+  Env env = offline_env(dir.path());
+  env["MAX_JOBS"] = "2";
+  env["VIRTUAL_ENV"] = cached_venv(python).string();
+  const auto build = run_host({"bdist_wheel"}, tree, env);
+  ASSERT_EQ(build.exit_code, 0) << build.out << build.err;
+  const auto wheels = files_in(tree / "dist", ".whl");
+  ASSERT_EQ(wheels.size(), 1u);
+  EXPECT_EQ(wheels[0].filename().string().rfind("triton_ascend-3.6.0-" + tag + "-" + tag, 0), 0u)
+      << wheels[0];
+
+  const fs::path venv = dir.path() / "venv";
+  must_run({python.string(), "-m", "venv", venv.string()}, dir.path());
+  const std::string venv_python = (venv / "bin/python").string();
+  must_run({venv_python, "-m", "pip", "install", "-q", "--no-deps", "--no-index",
+            wheels[0].string()},
+           dir.path());
+  const std::string out = must_run(
+      {venv_python, "-c",
+       "import sys, triton, importlib.metadata as m\n"
+       "print('%d.%d' % sys.version_info[:2], triton._C.libtriton.ir.add(2, 3))\n"
+       "print([e.name for e in m.entry_points(group='triton.backends')])\n"},
+      dir.path());
+  EXPECT_EQ(out, version + " 5\n['ascend', 'nvidia', 'amd']\n");
+}
+
+}  // namespace
