@@ -43,6 +43,7 @@ class Backend : public ::testing::Test {
     env["PIP_NO_INDEX"] = "1";
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1";
     // The reference: ascend-setup itself, on a second copy.
+    fs::create_directories(dir.path() / "reference");
     const fs::path reference_tree = copy_example_tree(dir.path() / "reference");
     write_file(reference_tree / "pyproject.toml", opt_in);
     const auto build = run_host({"bdist_wheel"}, reference_tree, env);
