@@ -11,7 +11,8 @@ build=${ASCEND_SETUP_BUILD_DIR:-$root/build}
 packages=(
   cmake ninja-build g++ clang lld binutils git pkg-config
   python3 python3-dev python3-venv python3-pip python3-setuptools python3-wheel
-  python3-pybind11 pybind11-dev
+  python3-pybind11 pybind11-dev python3-build libexpat1-dev zlib1g-dev util-linux
+  python3-setuptools-whl python3-wheel-whl python3-pip-whl
   libgit2-dev libssl-dev libspdlog-dev libfmt-dev libcli11-dev libtomlplusplus-dev
   nlohmann-json3-dev libgtest-dev googletest
 )
@@ -38,8 +39,11 @@ case "$mode" in
     cp -R -u "$root/examples/triton-3.6/." "$tree/"
     export LLVM_SYSPATH="$root/examples/stub-llvm" TRITON_OFFLINE_BUILD=1
     export TRITON_HOME="$build/example/home"
-    "$build/ascend-setup" -C "$tree" --dump-kwargs
-    "$build/ascend-setup" -C "$tree" bdist_wheel
+    # Debian's python3 (it has setuptools, wheel and pybind11), unless a venv is active.
+    python=()
+    [ -n "${VIRTUAL_ENV:-}" ] || python=(--python /usr/bin/python3)
+    "$build/ascend-setup" "${python[@]}" -C "$tree" --dump-kwargs
+    "$build/ascend-setup" "${python[@]}" -C "$tree" bdist_wheel
     ls -1 "$tree"/dist/*.whl
     ;;
   test)

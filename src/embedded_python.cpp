@@ -2,9 +2,9 @@
 
 #include "ascend_setup/environment.hpp"
 #include "ascend_setup/error.hpp"
-#include "ascend_setup/log.hpp"
 #include "ascend_setup/interpreter.hpp"
 #include "ascend_setup/launcher.hpp"
+#include "ascend_setup/log.hpp"
 
 #include <pybind11/embed.h>
 #include <filesystem>

@@ -3,8 +3,8 @@
 // run directly it resolves the interpreter itself.
 #include "ascend_setup/command_line.hpp"
 #include "ascend_setup/embedded_python.hpp"
-#include "ascend_setup/error.hpp"
 #include "ascend_setup/environment.hpp"
+#include "ascend_setup/error.hpp"
 #include "ascend_setup/host.hpp"
 #include "ascend_setup/launcher.hpp"
 #include "ascend_setup/log.hpp"

@@ -89,15 +89,15 @@ bool read_binary_name(const fs::path& executable, InterpreterInfo& info) {
 
 // Anything else is asked once (a pyenv shim resolves to the real program).
 void ask_interpreter(InterpreterInfo& info) {
-  const ProcessResult result = run_process(
-      {{info.executable.string(), "-I", "-S", "-c",
-        "import sys\n"
-        "print(sys.implementation.name, '%d.%d' % sys.version_info[:2], "
-        "getattr(sys, 'abiflags', ''), sep='\\n')\n"
-        "print(sys.base_prefix, sys.executable, sep='\\n')\n"},
-       {},
-       {},
-       {}});
+  const ProcessResult result =
+      run_process({{info.executable.string(), "-I", "-S", "-c",
+                    "import sys\n"
+                    "print(sys.implementation.name, '%d.%d' % sys.version_info[:2], "
+                    "getattr(sys, 'abiflags', ''), sep='\\n')\n"
+                    "print(sys.base_prefix, sys.executable, sep='\\n')\n"},
+                   {},
+                   {},
+                   {}});
   std::vector<std::string> lines;
   std::istringstream out(result.out);
   for (std::string line; std::getline(out, line);) {

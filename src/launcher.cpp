@@ -24,8 +24,8 @@ namespace {
 // multiarch directory).
 std::optional<fs::path> shared_libpython_dir(const fs::path& prefix, const std::string& version) {
   const std::string name = "libpython" + version + ".so.1.0";
-  for (const fs::path& dir : {prefix / "lib", prefix / "lib64",
-                              prefix / "lib" / ASCEND_SETUP_MULTIARCH}) {
+  for (const fs::path& dir :
+       {prefix / "lib", prefix / "lib64", prefix / "lib" / ASCEND_SETUP_MULTIARCH}) {
     if (fs::exists(dir / name)) {
       return dir;
     }
@@ -45,7 +45,8 @@ fs::path host_directory() {
   std::error_code ec;
   const fs::path self = fs::canonical("/proc/self/exe", ec);
   const fs::path bin = ec ? fs::current_path() : self.parent_path();
-  for (const fs::path& dir : {bin / "libexec" / "ascend-setup", bin.parent_path() / "libexec" / "ascend-setup"}) {
+  for (const fs::path& dir :
+       {bin / "libexec" / "ascend-setup", bin.parent_path() / "libexec" / "ascend-setup"}) {
     if (fs::exists(dir / "hosts.txt")) {
       return dir;
     }
@@ -91,7 +92,8 @@ HostChoice choose_host(const std::vector<HostEntry>& hosts, const fs::path& dire
   for (const auto& host : hosts) {
     versions.insert(host.version);
   }
-  const std::string served = "this ascend-setup serves CPython " + join({versions.begin(), versions.end()}, ", ");
+  const std::string served =
+      "this ascend-setup serves CPython " + join({versions.begin(), versions.end()}, ", ");
   if (interpreter.implementation != "cpython") {
     throw Error(who + ", a " + interpreter.implementation + " interpreter: " + served + "; " +
                 how_to_add());

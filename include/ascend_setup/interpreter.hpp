@@ -12,9 +12,10 @@
 namespace ascend_setup {
 
 struct InterpreterInfo {
-  std::filesystem::path executable;   // sys.executable to pose as (a venv's python stays in its venv)
-  std::string origin;                 // how it was chosen: "--python", "$VIRTUAL_ENV", "python3 on PATH"
-  std::string version;                // "major.minor"
+  std::filesystem::path
+      executable;       // sys.executable to pose as (a venv's python stays in its venv)
+  std::string origin;   // how it was chosen: "--python", "$VIRTUAL_ENV", "python3 on PATH"
+  std::string version;  // "major.minor"
   std::filesystem::path base_prefix;  // the installation behind it (a venv's base)
   bool free_threaded = false;         // a 3.13t build
   std::string implementation;         // sys.implementation.name: "cpython", "pypy", ...

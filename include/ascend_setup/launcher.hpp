@@ -28,8 +28,8 @@ inline constexpr const char* interpreter_env = "ASCEND_SETUP_INTERPRETER";
 inline constexpr const char* saved_library_path_env = "ASCEND_SETUP_SAVED_LD_LIBRARY_PATH";
 
 struct HostEntry {
-  std::string version;                       // "3.11"
-  std::string file;                          // relative to the manifest's directory
+  std::string version;                          // "3.11"
+  std::string file;                             // relative to the manifest's directory
   std::optional<std::filesystem::path> prefix;  // a static host's installation
 };
 

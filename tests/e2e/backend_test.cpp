@@ -53,9 +53,7 @@ class Backend : public ::testing::Test {
     reference = wheel_summary(wheels[0]);
   }
 
-  std::string run(const std::vector<std::string>& argv) {
-    return must_run(argv, dir.path(), env);
-  }
+  std::string run(const std::vector<std::string>& argv) { return must_run(argv, dir.path(), env); }
 
   TempDir dir;
   fs::path tree;
@@ -105,13 +103,13 @@ TEST_F(Backend, EditableInstallRegistersAscendFirstAndLinksTheBackends_StubLlvm)
        tree.string()});
   Env plain = env;
   plain["PYTHONPATH"] = std::nullopt;
-  const std::string out = must_run(
-      {python, "-c",
-       "import triton, importlib.metadata as m\n"
-       "print(triton.backends(), triton._C.libtriton.ir.add(2, 3))\n"
-       "print([e.name for e in m.entry_points(group='triton.backends')])\n"
-       "print(triton.__file__)\n"},
-      dir.path(), plain);
+  const std::string out =
+      must_run({python, "-c",
+                "import triton, importlib.metadata as m\n"
+                "print(triton.backends(), triton._C.libtriton.ir.add(2, 3))\n"
+                "print([e.name for e in m.entry_points(group='triton.backends')])\n"
+                "print(triton.__file__)\n"},
+               dir.path(), plain);
   EXPECT_EQ(out, "['ascend', 'nvidia', 'amd'] 5\n['ascend', 'nvidia', 'amd']\n" +
                      (tree / "python/triton/__init__.py").string() + "\n");
   // What develop links (add_links(external_only=False)): the backends into the tree.

@@ -19,8 +19,11 @@ TEST(Install, CmakeInstallGivesALauncherItsHostsThePackageAndTheDocs) {
   EXPECT_TRUE(fs::exists(prefix / "lib/python3/dist-packages/ascend_setup/build_meta.py"));
   EXPECT_TRUE(fs::exists(prefix / "share/doc/ascend-setup/README.md"));
   const fs::path tree = copy_example_tree(dir.path());
-  const auto result = ascend_setup::run_process(
-      {{(prefix / "bin/ascend-setup").string(), "--dump-kwargs"}, tree, offline_env(dir.path()), {}});
+  const auto result =
+      ascend_setup::run_process({{(prefix / "bin/ascend-setup").string(), "--dump-kwargs"},
+                                 tree,
+                                 offline_env(dir.path()),
+                                 {}});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(parse_json(result.out)["name"], "triton-ascend");
 }
@@ -30,8 +33,8 @@ TEST(Install, PipInstallOfTheCheckoutIntoAVenv) {
   const fs::path venv = dir.path() / "venv";
   must_run({SYSTEM_PYTHON, "-m", "venv", "--system-site-packages", venv.string()}, dir.path());
   const std::string python = (venv / "bin/python").string();
-  must_run({python, "-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps",
-            "--no-index", std::string("--config-settings=build-dir=") + BUILD_DIR, SOURCE_DIR},
+  must_run({python, "-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps", "--no-index",
+            std::string("--config-settings=build-dir=") + BUILD_DIR, SOURCE_DIR},
            dir.path());
   const fs::path launcher = venv / "bin/ascend-setup";
   ASSERT_TRUE(fs::exists(launcher));
@@ -49,10 +52,10 @@ TEST(Install, PipInstallOfTheCheckoutIntoAVenv) {
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(parse_json(result.out)["description"], venv.string());
   // The backend is importable there and finds the launcher beside it.
-  EXPECT_EQ(must_run({python, "-c",
-                      "import ascend_setup.build_meta as b; print(b._binary())"},
-                     dir.path(), {{"ASCEND_SETUP_BINARY", std::nullopt}, {"PYTHONPATH", std::nullopt}}),
-            launcher.string() + "\n");
+  EXPECT_EQ(
+      must_run({python, "-c", "import ascend_setup.build_meta as b; print(b._binary())"},
+               dir.path(), {{"ASCEND_SETUP_BINARY", std::nullopt}, {"PYTHONPATH", std::nullopt}}),
+      launcher.string() + "\n");
 }
 
 }  // namespace

@@ -104,8 +104,8 @@ TEST(Pythons, TooOldPythonIsExit3NamingWhatIsServed) {
   TempDir dir;
   const fs::path tree = copy_example_tree(dir.path());
   for (const auto& python : too_old_pythons()) {
-    const auto result = run_host({"--python", python.string(), "--dump-kwargs"}, tree,
-                                 offline_env(dir.path()));
+    const auto result =
+        run_host({"--python", python.string(), "--dump-kwargs"}, tree, offline_env(dir.path()));
     EXPECT_EQ(result.exit_code, code::bad_input) << python;
     EXPECT_TRUE(contains(result.err, "a CPython " + python_version(python) +
                                          ": this ascend-setup serves CPython 3.1"))
@@ -150,15 +150,15 @@ TEST(Pythons, WheelForAnotherMinorIsBuiltInstalledAndImported_StubLlvm) {
   const fs::path venv = dir.path() / "venv";
   must_run({python.string(), "-m", "venv", venv.string()}, dir.path());
   const std::string venv_python = (venv / "bin/python").string();
-  must_run({venv_python, "-m", "pip", "install", "-q", "--no-deps", "--no-index",
-            wheels[0].string()},
-           dir.path());
-  const std::string out = must_run(
-      {venv_python, "-c",
-       "import sys, triton, importlib.metadata as m\n"
-       "print('%d.%d' % sys.version_info[:2], triton._C.libtriton.ir.add(2, 3))\n"
-       "print([e.name for e in m.entry_points(group='triton.backends')])\n"},
+  must_run(
+      {venv_python, "-m", "pip", "install", "-q", "--no-deps", "--no-index", wheels[0].string()},
       dir.path());
+  const std::string out =
+      must_run({venv_python, "-c",
+                "import sys, triton, importlib.metadata as m\n"
+                "print('%d.%d' % sys.version_info[:2], triton._C.libtriton.ir.add(2, 3))\n"
+                "print([e.name for e in m.entry_points(group='triton.backends')])\n"},
+               dir.path());
   EXPECT_EQ(out, version + " 5\n['ascend', 'nvidia', 'amd']\n");
 }
 

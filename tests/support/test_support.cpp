@@ -135,8 +135,8 @@ fs::path cached_venv(const fs::path& python) {
 }
 
 std::string python_version(const fs::path& python) {
-  const std::string out = must_run(
-      {python.string(), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"}, "/");
+  const std::string out =
+      must_run({python.string(), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"}, "/");
   return out.substr(0, out.find('\n'));
 }
 
