@@ -7,6 +7,7 @@
 #include "ascend_setup/log.hpp"
 
 #include <pybind11/embed.h>
+#include <cstdlib>
 #include <filesystem>
 
 namespace py = pybind11;
@@ -56,8 +57,8 @@ std::string linked_python_version() {
 Interpreter choose_interpreter(const std::optional<std::filesystem::path>& explicit_python) {
   // Exec'ed by the launcher: it already resolved the interpreter and chose
   // this host for its minor.
-  if (auto executable = get_env(interpreter_env); executable && !executable->empty()) {
-    unset_env(interpreter_env);
+  if (auto executable = handoff_env(interpreter_env); executable && !executable->empty()) {
+    ::unsetenv(interpreter_env);
     return {*executable, linked_python_version()};
   }
   const InterpreterInfo info = resolve_interpreter(explicit_python);

@@ -3,13 +3,13 @@
 // run directly it resolves the interpreter itself.
 #include "ascend_setup/command_line.hpp"
 #include "ascend_setup/embedded_python.hpp"
-#include "ascend_setup/environment.hpp"
 #include "ascend_setup/error.hpp"
 #include "ascend_setup/host.hpp"
 #include "ascend_setup/launcher.hpp"
 #include "ascend_setup/log.hpp"
+#include "ascend_setup/main_guard.hpp"
 
-#include <filesystem>
+#include <cstdlib>
 #include <iostream>
 
 int main(int argc, char** argv) {
@@ -17,15 +17,15 @@ int main(int argc, char** argv) {
   init_logging();
   // The launcher pointed LD_LIBRARY_PATH at this interpreter's libpython;
   // the build tools this process starts get the user's value back.
-  if (auto saved = get_env(saved_library_path_env)) {
+  if (auto saved = handoff_env(saved_library_path_env)) {
     if (saved->empty()) {
-      unset_env("LD_LIBRARY_PATH");
+      ::unsetenv("LD_LIBRARY_PATH");
     } else {
-      set_env("LD_LIBRARY_PATH", saved->substr(1));
+      ::setenv("LD_LIBRARY_PATH", saved->c_str() + 1, 1);
     }
-    unset_env(saved_library_path_env);
+    ::unsetenv(saved_library_path_env);
   }
-  try {
+  return run_guarded([&] {
     const HostOptions options = parse_command_line(std::vector<std::string>(argv, argv + argc));
     set_log_level(options.log_level);
     if (options.help) {
@@ -38,14 +38,5 @@ int main(int argc, char** argv) {
       return exit_code::ok;
     }
     return run_host(options);
-  } catch (const Error& error) {
-    spdlog::error("{}", error.what());
-    return error.exit_code();
-  } catch (const std::filesystem::filesystem_error& error) {
-    spdlog::error("{}", error.what());
-    return exit_code::bad_input;
-  } catch (const std::exception& error) {
-    spdlog::error("internal error: {}", error.what());
-    return exit_code::python_error;
-  }
+  });
 }

@@ -125,7 +125,7 @@ std::optional<fs::path> find_on_path(const fs::path& name) {
   if (name.string().find('/') != std::string::npos) {
     return name;
   }
-  const std::string path = get_env("PATH").value_or("");
+  const std::string path = env_value(EnvVar::path, nullptr).value_or("");
   size_t start = 0;
   while (start <= path.size()) {
     const size_t end = std::min(path.find(':', start), path.size());
@@ -143,14 +143,16 @@ InterpreterInfo resolve_interpreter(const std::optional<fs::path>& explicit_pyth
   if (explicit_python) {
     info.origin = "--python";
     info.executable = find_on_path(*explicit_python).value_or(*explicit_python);
-  } else if (auto venv = get_env("VIRTUAL_ENV"); venv && !venv->empty()) {
+  } else if (auto venv = env_value(EnvVar::virtual_env, nullptr); venv && !venv->empty()) {
     info.origin = "$VIRTUAL_ENV";
     info.executable = fs::path(*venv) / "bin" / "python";
   } else {
     info.origin = "python3 on PATH";
     auto found = find_on_path("python3");
     if (!found) {
-      throw Error("no python3 on PATH: activate a venv or pass --python PATH");
+      // No python3 on PATH (a minimal PATH): the build's default interpreter.
+      info.origin = "the default interpreter";
+      found = ASCEND_SETUP_DEFAULT_PYTHON;
     }
     info.executable = *found;
   }

@@ -1,6 +1,5 @@
 #include "ascend_setup/launcher.hpp"
 
-#include "ascend_setup/environment.hpp"
 #include "ascend_setup/error.hpp"
 #include "ascend_setup/strings.hpp"
 
@@ -8,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -40,6 +40,11 @@ std::string how_to_add() {
 }
 
 }  // namespace
+
+std::optional<std::string> handoff_env(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? std::optional<std::string>(value) : std::nullopt;
+}
 
 fs::path host_directory() {
   std::error_code ec;
@@ -154,15 +159,16 @@ int launch(const HostOptions& options, const std::vector<std::string>& argv) {
     }
   }
   if (interpreter) {
-    set_env(interpreter_env, interpreter->executable.string());
+    ::setenv(interpreter_env, interpreter->executable.c_str(), 1);
     spdlog::debug("CPython {} at {} ({}): host {}", interpreter->version,
                   interpreter->executable.string(), interpreter->origin, choice.host.string());
   }
   if (choice.library_dir) {
-    const auto saved = get_env("LD_LIBRARY_PATH");
-    set_env(saved_library_path_env, saved ? "=" + *saved : "");
-    set_env("LD_LIBRARY_PATH",
-            choice.library_dir->string() + (saved && !saved->empty() ? ":" + *saved : ""));
+    const auto saved = handoff_env("LD_LIBRARY_PATH");
+    ::setenv(saved_library_path_env, saved ? ("=" + *saved).c_str() : "", 1);
+    ::setenv(
+        "LD_LIBRARY_PATH",
+        (choice.library_dir->string() + (saved && !saved->empty() ? ":" + *saved : "")).c_str(), 1);
   }
   std::vector<char*> args;
   const std::string host = choice.host.string();

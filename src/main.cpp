@@ -2,28 +2,17 @@
 // (so a usage error is reported before any interpreter is looked at), then
 // execs the host built for the interpreter's minor (see launcher.hpp).
 #include "ascend_setup/command_line.hpp"
-#include "ascend_setup/error.hpp"
 #include "ascend_setup/launcher.hpp"
 #include "ascend_setup/log.hpp"
-
-#include <filesystem>
+#include "ascend_setup/main_guard.hpp"
 
 int main(int argc, char** argv) {
   using namespace ascend_setup;
   init_logging();
-  try {
+  return run_guarded([&] {
     const std::vector<std::string> args(argv, argv + argc);
     const HostOptions options = parse_command_line(args);
     set_log_level(options.log_level);
     return launch(options, args);
-  } catch (const Error& error) {
-    spdlog::error("{}", error.what());
-    return error.exit_code();
-  } catch (const std::filesystem::filesystem_error& error) {
-    spdlog::error("{}", error.what());
-    return exit_code::bad_input;
-  } catch (const std::exception& error) {
-    spdlog::error("internal error: {}", error.what());
-    return exit_code::python_error;
-  }
+  });
 }

@@ -1,6 +1,7 @@
 // Which Python interpreter a run serves, worked out without libpython (the
 // launcher has none): --python PATH (a bare name is looked up on PATH), else
-// $VIRTUAL_ENV/bin/python, else `python3` on PATH. A venv is read from its
+// $VIRTUAL_ENV/bin/python, else `python3` on PATH, else the build's default
+// interpreter (the first one CMake found, /usr/bin/python3 on Debian). A venv is read from its
 // pyvenv.cfg and an interpreter binary named pythonX.Y from its name; anything
 // else (a pyenv shim, a `python3` binary) is run once to ask.
 #pragma once

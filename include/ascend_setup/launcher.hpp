@@ -27,6 +27,10 @@ namespace ascend_setup {
 inline constexpr const char* interpreter_env = "ASCEND_SETUP_INTERPRETER";
 inline constexpr const char* saved_library_path_env = "ASCEND_SETUP_SAVED_LD_LIBRARY_PATH";
 
+// Reads one of the launcher's hand-off variables (these and LD_LIBRARY_PATH
+// are process plumbing, not build-time environment: not in the registry).
+std::optional<std::string> handoff_env(const char* name);
+
 struct HostEntry {
   std::string version;                          // "3.11"
   std::string file;                             // relative to the manifest's directory
