@@ -25,7 +25,7 @@ TEST(Install, CmakeInstallGivesALauncherItsHostsThePackageAndTheDocs) {
                                  offline_env(dir.path()),
                                  {}});
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(parse_json(result.out)["name"], "triton-ascend");
+  EXPECT_EQ(parse_json(result.out)["name"], "triton_ascend");
 }
 
 TEST(Install, PipInstallOfTheCheckoutIntoAVenv) {

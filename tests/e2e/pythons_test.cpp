@@ -60,7 +60,7 @@ TEST(Pythons, DumpKwargsInAVenvOfEveryServedPython) {
     const auto dump = run_host({"--dump-kwargs"}, tree, env);
     ASSERT_EQ(dump.exit_code, 0) << dump.err;
     const auto kwargs = parse_json(dump.out);
-    EXPECT_EQ(kwargs["name"], "triton-ascend");
+    EXPECT_EQ(kwargs["name"], "triton_ascend");
     EXPECT_EQ(kwargs["entry_points"]["triton.backends"][0], "ascend = triton.backends.ascend");
 
     const Probe seen = probe(probe_tree, env);
