@@ -57,7 +57,7 @@ std::optional<SourceRepo> SourceRepo::open(const std::filesystem::path& tree_roo
   return SourceRepo(repo);
 }
 
-std::optional<std::string> SourceRepo::head_short_id(int min_length) const {
+std::optional<std::string> SourceRepo::head_id() const {
   git_oid head;
   const int rc = git_reference_name_to_id(&head, repo_.get(), "HEAD");
   if (rc == GIT_ENOTFOUND || rc == GIT_EUNBORNBRANCH) {
@@ -68,6 +68,16 @@ std::optional<std::string> SourceRepo::head_short_id(int min_length) const {
   }
   char hex[GIT_OID_HEXSZ + 1] = {};
   git_oid_tostr(hex, sizeof hex, &head);
+  return std::string(hex);
+}
+
+std::optional<std::string> SourceRepo::head_short_id(int min_length) const {
+  const std::optional<std::string> hex = head_id();
+  if (!hex) {
+    return std::nullopt;
+  }
+  git_oid head;
+  git_oid_fromstr(&head, hex->c_str());
 
   git_odb* odb = nullptr;
   if (git_repository_odb(&odb, repo_.get()) != 0) {
@@ -78,10 +88,10 @@ std::optional<std::string> SourceRepo::head_short_id(int min_length) const {
   for (size_t length = static_cast<size_t>(min_length); length < GIT_OID_HEXSZ; ++length) {
     git_oid found;
     if (git_odb_exists_prefix(&found, odb, &head, length) != GIT_EAMBIGUOUS) {
-      return std::string(hex, length);
+      return hex->substr(0, length);
     }
   }
-  return std::string(hex);
+  return hex;
 }
 
 std::optional<std::string> SourceRepo::branch() const {
@@ -207,20 +217,6 @@ SourceRepo SourceRepo::clone(const std::string& url, const std::string& branch,
     throw Error("the clone at " + directory.string() + " cannot be opened");
   }
   return std::move(*opened);
-}
-
-std::optional<std::string> SourceRepo::head_id() const {
-  git_oid head;
-  const int rc = git_reference_name_to_id(&head, repo_.get(), "HEAD");
-  if (rc == GIT_ENOTFOUND || rc == GIT_EUNBORNBRANCH) {
-    return std::nullopt;
-  }
-  if (rc != 0) {
-    throw Error("cannot resolve HEAD: " + last_git_error());
-  }
-  char hex[GIT_OID_HEXSZ + 1] = {};
-  git_oid_tostr(hex, sizeof hex, &head);
-  return std::string(hex);
 }
 
 bool SourceRepo::has_commit(const std::string& id) const {

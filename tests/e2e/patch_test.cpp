@@ -147,6 +147,36 @@ TEST_F(PatchCliTest, SourceArchiveOwnedByAnotherUserNeedsNoTrust) {
   EXPECT_NE(result.err.find("(dev build: IS_MANYLINUX off)"), std::string::npos) << result.err;
 }
 
+// The merged entry's rule: the official manylinux build of 3.6.0 skips the dev
+// patch on any branch; a suffix or a dev version makes it a dev build again.
+TEST_F(PatchCliTest, ManylinuxReleaseBuildSkipsTheDevPatchOnAnyBranch) {
+  const fs::path autotuner = tree / "python/triton/runtime/autotuner.py";
+  const std::string pristine = read_file(autotuner);
+  env["IS_MANYLINUX"] = "1";
+  env["TRITON_WHEEL_VERSION_SUFFIX"] = std::nullopt;
+  auto status = host({"--patch-status"});
+  EXPECT_NE(status.out.find("mode release (IS_MANYLINUX on, no suffix, version 3.6.0)\n"),
+            std::string::npos)
+      << status.out;
+  const auto apply = host({"--apply-patches"});
+  ASSERT_EQ(apply.exit_code, 0) << apply.err;
+  EXPECT_NE(apply.err.find("(release build: IS_MANYLINUX on, no suffix, version 3.6.0)"),
+            std::string::npos)
+      << apply.err;
+  EXPECT_EQ(read_file(autotuner), pristine);
+  EXPECT_NE(read_file(tree / "python/src/ir.cc"),
+            read_file(fs::path(EXAMPLE_TREE) / "python/src/ir.cc"));
+
+  env["TRITON_WHEEL_VERSION_SUFFIX"] = "rc1";
+  status = host({"--patch-status"});
+  EXPECT_NE(status.out.find("mode dev (TRITON_WHEEL_VERSION_SUFFIX is 'rc1')\n"), std::string::npos)
+      << status.out;
+  env["TRITON_WHEEL_VERSION_SUFFIX"] = std::nullopt;
+  write_file(tree / "version.txt", "3.6.0.dev0\n");
+  ASSERT_EQ(host({"--apply-patches"}).exit_code, 0);
+  EXPECT_NE(read_file(autotuner), pristine);  // a dev version: the dev patch is in
+}
+
 TEST_F(PatchCliTest, ModeOptionsAreExclusive) {
   const auto both = host({"--dev", "--release", "--patch-status"});
   EXPECT_EQ(both.exit_code, ascend_setup::exit_code::usage) << both.err;
