@@ -10,4 +10,8 @@ namespace ascend_setup {
 // The file's bytes, or nullopt when it cannot be opened.
 std::optional<std::string> read_text_file(const std::filesystem::path& path);
 
+// Creates or truncates `path` (and its parent directories) and writes
+// `bytes`; throws Error naming the path and the system's reason.
+void write_text_file(const std::filesystem::path& path, const std::string& bytes);
+
 }  // namespace ascend_setup
