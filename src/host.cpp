@@ -5,6 +5,7 @@
 #include "ascend_setup/environment.hpp"
 #include "ascend_setup/error.hpp"
 #include "ascend_setup/kwargs_json.hpp"
+#include "ascend_setup/machine_output.hpp"
 #include "ascend_setup/patch_engine.hpp"
 #include "ascend_setup/setup_kwargs.hpp"
 #include "ascend_setup/source_repo.hpp"
@@ -14,6 +15,8 @@
 
 #include <chrono>
 #include <iostream>
+#include <optional>
+#include <sstream>
 
 namespace py = pybind11;
 
@@ -50,16 +53,16 @@ SourceTree enter_source_tree(const HostOptions& options) {
   return tree;
 }
 
-void print_json(const nlohmann::ordered_json& value) {
+void print_json(const MachineOutput& out, const nlohmann::ordered_json& value) {
   flush_python_streams();
-  std::cout << value.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
-            << std::endl;
+  out.write(value.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
 }
 
 // Seed 4.1 from "capture setup()" on; every Python object lives in here, so
 // that none outlives the interpreter.
 int run_setup_py(const HostOptions& options, const SourceTree& tree,
-                 const std::shared_ptr<const Profile>& profile) {
+                 const std::shared_ptr<const Profile>& profile,
+                 const std::optional<MachineOutput>& out) {
   Phase phase = Phase::loading_setup_py;
   try {
     const auto started = std::chrono::steady_clock::now();
@@ -70,7 +73,7 @@ int run_setup_py(const HostOptions& options, const SourceTree& tree,
     CapturedSetup captured = capture_setup(tree.setup_py);
     spdlog::debug("setup.py executed ({:.1f} ms)", elapsed_ms());
     if (options.dump == DumpMode::captured) {
-      print_json(to_json(captured.kwargs));
+      print_json(*out, to_json(captured.kwargs));
       return exit_code::ok;
     }
     const nlohmann::ordered_json captured_json =
@@ -84,11 +87,11 @@ int run_setup_py(const HostOptions& options, const SourceTree& tree,
         rewrite_setup_kwargs(captured.kwargs, captured.module, *profile, tree.root, platform);
     spdlog::debug("overrides applied, kwargs rewritten ({:.1f} ms)", elapsed_ms());
     if (options.dump == DumpMode::rewritten) {
-      print_json(to_json(kwargs));
+      print_json(*out, to_json(kwargs));
       return exit_code::ok;
     }
     if (options.dump == DumpMode::diff) {
-      print_json(kwargs_diff(captured_json, to_json(kwargs)));
+      print_json(*out, kwargs_diff(captured_json, to_json(kwargs)));
       return exit_code::ok;
     }
 
@@ -119,18 +122,20 @@ int run_patch_action(const HostOptions& options, const SourceTree& tree, const P
     }
     return exit_code::ok;
   }
+  const MachineOutput out;
   const PatchStatus status = engine.status();
-  std::cout << "mode " << to_string(mode.mode) << " (" << mode.reason << ")\n";
+  std::ostringstream text;
+  text << "mode " << to_string(mode.mode) << " (" << mode.reason << ")\n";
   for (const auto& patch : status.patches) {
     const char* state = !patch.applied ? "not-applied"
                         : patch.wanted ? "applied"
                                        : "applied-unwanted";
-    std::cout << "patch " << state << " " << patch.name << "\n";
+    text << "patch " << state << " " << patch.name << "\n";
   }
   for (const auto& [file, file_status] : status.files) {
-    std::cout << "file " << to_string(file_status) << " " << file << "\n";
+    text << "file " << to_string(file_status) << " " << file << "\n";
   }
-  std::cout.flush();
+  out.write(text.str());
   return status.patched_for_mode ? exit_code::ok : 1;
 }
 
@@ -161,6 +166,7 @@ int run_host(const HostOptions& options) {
     SourceRepo::trust_all_owners();
   }
   const SourceTree tree = enter_source_tree(options);
+  recover_interrupted_patching(tree.root);  // a killed run's journal, before anything else
   auto profile = std::make_shared<const Profile>(select_profile(options.profile, tree.root));
   spdlog::debug("profile {} from {}", profile->name, profile->source);
 
@@ -175,8 +181,12 @@ int run_host(const HostOptions& options) {
   ensure_distributed_submodule(tree, *profile);
 
   const Interpreter interpreter = choose_interpreter(options.python);
+  std::optional<MachineOutput> out;
+  if (options.dump != DumpMode::none) {
+    out.emplace();  // before Python starts: setup.py's prints go to stderr
+  }
   EmbeddedPython python(interpreter, tree.script, options.setup_args, tree.root);
-  return run_setup_py(options, tree, profile);
+  return run_setup_py(options, tree, profile, out);
 }
 
 }  // namespace ascend_setup
