@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include <memory>
+#include <utility>
 
 namespace py = pybind11;
 
@@ -104,7 +105,11 @@ CapturedSetup capture_setup(const std::filesystem::path& setup_py) {
                     "whose last statement is setup(...)",
                 exit_code::upstream_mismatch);
   }
-  return {module, calls->kwargs, real_setup};
+  // The capturing function stays reachable from setup.py's globals; kwargs
+  // (whose cmdclass points back at those globals) must not stay in its C++
+  // closure, where Python's cycle collector cannot see the cycle: a leak.
+  py::dict kwargs = std::exchange(calls->kwargs, py::dict());
+  return {module, kwargs, real_setup};
 }
 
 }  // namespace ascend_setup

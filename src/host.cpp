@@ -4,6 +4,7 @@
 #include "ascend_setup/embedded_python.hpp"
 #include "ascend_setup/environment.hpp"
 #include "ascend_setup/error.hpp"
+#include "ascend_setup/file_lock.hpp"
 #include "ascend_setup/kwargs_json.hpp"
 #include "ascend_setup/machine_output.hpp"
 #include "ascend_setup/patch_engine.hpp"
@@ -96,6 +97,9 @@ int run_setup_py(const HostOptions& options, const SourceTree& tree,
     }
 
     phase = Phase::calling_setup;
+    // One run builds in a tree's build directory at a time.
+    const FileLock build_lock(tree.root / "build" / "ascend-setup" / "build.lock",
+                              "building in " + (tree.root / "build").string());
     captured.real_setup(**kwargs);
     flush_python_streams();
     return exit_code::ok;

@@ -212,8 +212,18 @@ void roll_back(const nlohmann::json& entry, const fs::path& journal_dir) {
     throw Error("the saved copy " + backup.string() + " of " + path.string() +
                 " is missing or damaged");
   }
-  replace_atomically(path, temp, *bytes, entry.at("mode").get<unsigned>(),
-                     entry.at("uid").get<int>(), entry.at("gid").get<int>());
+  const auto mode = entry.at("mode").get<unsigned>();
+  const int uid = entry.at("uid").get<int>();
+  const int gid = entry.at("gid").get<int>();
+  // The saved copy itself goes back in one rename: no new space is needed,
+  // which matters when the disk is what failed.
+  if (::chmod(backup.c_str(), mode) == 0 &&
+      (uid < 0 || ::geteuid() != 0 || ::chown(backup.c_str(), uid, gid) == 0) &&
+      ::rename(backup.c_str(), path.c_str()) == 0) {
+    sync_directory(path.parent_path());
+    return;
+  }
+  replace_atomically(path, temp, *bytes, mode, uid, gid);  // another file system
 }
 
 // Rolls every entry back, the last written first; the journal goes only
@@ -317,19 +327,24 @@ void TreeTransaction::write() {
                             {"pid", ::getpid()},
                             {"tree", tree_root_.string()},
                             {"entries", nlohmann::json::array()}};
-  for (size_t i = 0; i < entries_.size(); ++i) {
-    Entry& entry = entries_[i];
-    if (entry.old_kind == OldKind::regular) {
-      const auto bytes = read_bytes(entry.path);
-      if (!bytes) {
-        throw Error(entry.path.string() + " vanished while it was being patched");
+  try {
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      Entry& entry = entries_[i];
+      if (entry.old_kind == OldKind::regular) {
+        const auto bytes = read_bytes(entry.path);
+        if (!bytes) {
+          throw Error(entry.path.string() + " vanished while it was being patched");
+        }
+        entry.old_sha256 = sha256_hex(*bytes);
+        write_synced(journal_dir_ / "backup" / std::to_string(i), *bytes);
       }
-      entry.old_sha256 = sha256_hex(*bytes);
-      write_synced(journal_dir_ / "backup" / std::to_string(i), *bytes);
+      journal["entries"].push_back(to_json(entry, i));
     }
-    journal["entries"].push_back(to_json(entry, i));
+    write_synced(journal_dir_ / journal_name(), journal.dump(1) + "\n");
+  } catch (...) {
+    fs::remove_all(journal_dir_ / "backup", ec);  // the tree is untouched
+    throw;
   }
-  write_synced(journal_dir_ / journal_name(), journal.dump(1) + "\n");
   written_ = true;
 
   // 2. File by file, each in one rename; any failure puts all of them back.
