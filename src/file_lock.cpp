@@ -24,7 +24,9 @@ long holder_pid(int fd) {
   return n > 0 ? std::strtol(text, nullptr, 10) : 0;
 }
 
-bool running(long pid) { return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
+bool running(long pid) {
+  return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM);
+}
 
 }  // namespace
 
@@ -57,10 +59,10 @@ FileLock::FileLock(const std::filesystem::path& path, const std::string& purpose
       throw system_error("lock", path, wait_error);
     }
     spdlog::info("got the lock ({})", purpose);
-  } else if (const long previous = holder_pid(fd_); previous > 0 && previous != ::getpid() &&
-                                                    !running(previous)) {
-    spdlog::debug("took over the lock {} left by pid {}, which is no longer running",
-                  path.string(), previous);
+  } else if (const long previous = holder_pid(fd_);
+             previous > 0 && previous != ::getpid() && !running(previous)) {
+    spdlog::debug("took over the lock {} left by pid {}, which is no longer running", path.string(),
+                  previous);
   }
   const std::string pid = std::to_string(::getpid()) + "\n";
   if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, pid.data(), pid.size(), 0) < 0) {

@@ -9,8 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <csignal>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 
 extern char** environ;
@@ -146,8 +146,8 @@ ProcessResult run_process(const ProcessSpec& spec) {
     for (nfds_t i = 0; i < count; ++i) {
       if (fds[i].revents == 0) continue;
       if (fds[i].fd == in.write) {
-        const ssize_t n = ::write(in.write, spec.stdin_text.data() + written,
-                                  spec.stdin_text.size() - written);
+        const ssize_t n =
+            ::write(in.write, spec.stdin_text.data() + written, spec.stdin_text.size() - written);
         if (n <= 0 || (written += static_cast<size_t>(n)) == spec.stdin_text.size()) {
           in.close_write();
         }

@@ -43,9 +43,9 @@ class TableReader {
     const toml::node& node = require(key);
     const auto* value = node.as_integer();
     if (value == nullptr || value->get() < minimum || value->get() > maximum) {
-      fail(node, key,
-           "expected an integer from " + std::to_string(minimum) + " to " +
-               std::to_string(maximum));
+      fail(
+          node, key,
+          "expected an integer from " + std::to_string(minimum) + " to " + std::to_string(maximum));
     }
     return static_cast<int>(value->get());
   }

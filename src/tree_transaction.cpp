@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include <cerrno>
 
@@ -28,8 +28,8 @@ struct TreeTransaction::Entry {
   unsigned old_mode = 0644;
   int old_uid = -1;
   int old_gid = -1;
-  std::string old_link;    // the target, when old_kind == link
-  std::string old_sha256;  // when old_kind == regular
+  std::string old_link;                // the target, when old_kind == link
+  std::string old_sha256;              // when old_kind == regular
   std::optional<std::string> content;  // nullopt: removed
   unsigned new_mode = 0644;
 };
@@ -160,16 +160,11 @@ fs::path resolve_inside(const fs::path& root, fs::path path) {
 
 nlohmann::json to_json(const TreeTransaction::Entry& entry, size_t index) {
   static const char* kinds[] = {"regular", "absent", "link"};
-  return {{"file", entry.file},
-          {"path", entry.path.string()},
-          {"temp", entry.temp.string()},
-          {"old", kinds[static_cast<int>(entry.old_kind)]},
-          {"mode", entry.old_mode},
-          {"uid", entry.old_uid},
-          {"gid", entry.old_gid},
-          {"link", entry.old_link},
-          {"sha256", entry.old_sha256},
-          {"backup", std::to_string(index)}};
+  return {{"file", entry.file},          {"path", entry.path.string()},
+          {"temp", entry.temp.string()}, {"old", kinds[static_cast<int>(entry.old_kind)]},
+          {"mode", entry.old_mode},      {"uid", entry.old_uid},
+          {"gid", entry.old_gid},        {"link", entry.old_link},
+          {"sha256", entry.old_sha256},  {"backup", std::to_string(index)}};
 }
 
 // Puts one file back as the journal saved it; nothing when it already is.
@@ -240,8 +235,7 @@ void roll_back_all(const nlohmann::json& journal, const fs::path& journal_dir) {
   }
   if (!failures.empty()) {
     throw Error("could not put the tree back (" + failures + "); the journal " +
-                (journal_dir / journal_name()).string() +
-                " stays, the next run tries again");
+                (journal_dir / journal_name()).string() + " stays, the next run tries again");
   }
   std::error_code ec;
   fs::remove(journal_dir / journal_name(), ec);
@@ -286,9 +280,8 @@ void TreeTransaction::stage(const std::string& file, std::optional<std::string> 
   } else {
     entry.path = in_tree;  // a link to remove goes itself, its target stays
   }
-  entry.temp = entry.path.parent_path() /
-               ("." + entry.path.filename().string() + ".ascend-setup-" +
-                std::to_string(::getpid()) + ".tmp");
+  entry.temp = entry.path.parent_path() / ("." + entry.path.filename().string() + ".ascend-setup-" +
+                                           std::to_string(::getpid()) + ".tmp");
   struct stat info {};
   if (::lstat(entry.path.c_str(), &info) != 0) {
     if (errno != ENOENT && errno != ENOTDIR) {
@@ -405,8 +398,7 @@ bool TreeTransaction::recover(const fs::path& journal_dir) {
     }
   } catch (const std::exception& error) {
     throw Error("the patch journal " + (journal_dir / journal_name()).string() +
-                " is unreadable (" + error.what() +
-                "): check the files it names, then delete it");
+                " is unreadable (" + error.what() + "): check the files it names, then delete it");
   }
   spdlog::warn("a run (pid {}) was stopped while it patched {}: putting the files back",
                journal.value("pid", 0), journal.value("tree", std::string("the tree")));

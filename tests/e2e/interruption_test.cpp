@@ -195,9 +195,9 @@ TEST_F(InterruptionTest, StopSignalsAtSeededRandomMomentsLeaveAWholeTree) {
     std::this_thread::sleep_for(delay);
     run.signal(number);
     const int code = run.wait();
-    const std::string context = "seed " + std::to_string(seed) + " round " +
-                                std::to_string(round) + " signal " + std::to_string(number) +
-                                " after " + std::to_string(delay.count()) + " us";
+    const std::string context = "seed " + std::to_string(seed) + " round " + std::to_string(round) +
+                                " signal " + std::to_string(number) + " after " +
+                                std::to_string(delay.count()) + " us";
     EXPECT_TRUE(code == 0 || code == 128 + number) << context << ": exit " << code << run.err();
     if (code == 128 + number && !run.died_of_signal()) {
       EXPECT_NE(run.err().find("interrupted by SIG"), std::string::npos) << context << run.err();
@@ -216,16 +216,17 @@ TEST_F(InterruptionTest, StopSignalsAtSeededRandomMomentsLeaveAWholeTree) {
 TEST_F(InterruptionTest, PowerLossAtEveryWriteIsRolledBackByTheNextRun) {
   for (int nth = 1;; ++nth) {
     ASSERT_LT(nth, 100) << "the run never finished";
-    BackgroundRun run({"--apply-patches"}, tree,
-                      [&] {
-                        Env killing = env;
-                        killing["LD_PRELOAD"] = FAIL_NTH_WRITE;
-                        killing["FAIL_WRITE_MATCH"] = tree.string();
-                        killing["FAIL_WRITE_NTH"] = std::to_string(nth);
-                        killing["FAIL_WRITE_KILL"] = "1";
-                        return killing;
-                      }(),
-                      dir.path() / "killed");
+    BackgroundRun run(
+        {"--apply-patches"}, tree,
+        [&] {
+          Env killing = env;
+          killing["LD_PRELOAD"] = FAIL_NTH_WRITE;
+          killing["FAIL_WRITE_MATCH"] = tree.string();
+          killing["FAIL_WRITE_NTH"] = std::to_string(nth);
+          killing["FAIL_WRITE_KILL"] = "1";
+          return killing;
+        }(),
+        dir.path() / "killed");
     const int code = run.wait();
     if (code == 0) {
       EXPECT_EQ(tree_state(tree), patched);
@@ -355,13 +356,11 @@ TEST_F(InterruptionTest, SymlinkedFilesStayLinksAndModesAreKept) {
   EXPECT_TRUE(fs::is_symlink(tree / "python/src/ir.cc"));
   EXPECT_EQ(fs::read_symlink(tree / "python/src/ir.cc"), "ir_real.cc");
   EXPECT_EQ(tree_state(tree)["python/src/ir_real.cc"], patched["python/src/ir.cc"]);
-  EXPECT_EQ(fs::status(tree / "python/triton/language/semantic.py").permissions(),
-            fs::perms(0755));
+  EXPECT_EQ(fs::status(tree / "python/triton/language/semantic.py").permissions(), fs::perms(0755));
   ASSERT_EQ(host({"--restore-sources"}).exit_code, 0);
   EXPECT_TRUE(fs::is_symlink(tree / "python/src/ir.cc"));
   EXPECT_EQ(tree_state(tree)["python/src/ir_real.cc"], pristine["python/src/ir.cc"]);
-  EXPECT_EQ(fs::status(tree / "python/triton/language/semantic.py").permissions(),
-            fs::perms(0755));
+  EXPECT_EQ(fs::status(tree / "python/triton/language/semantic.py").permissions(), fs::perms(0755));
 }
 
 TEST_F(InterruptionTest, SymlinkLeadingOutOfTheTreeIsRefusedBeforeAnyWrite) {
@@ -372,9 +371,9 @@ TEST_F(InterruptionTest, SymlinkLeadingOutOfTheTreeIsRefusedBeforeAnyWrite) {
   const auto before = tree_state(tree);
   const auto run = host({"--apply-patches"});
   EXPECT_EQ(run.exit_code, 3);
-  EXPECT_NE(run.err.find("python/src/ir.cc is a symlink to " + outside.string() +
-                         ", outside the tree"),
-            std::string::npos)
+  EXPECT_NE(
+      run.err.find("python/src/ir.cc is a symlink to " + outside.string() + ", outside the tree"),
+      std::string::npos)
       << run.err;
   EXPECT_EQ(tree_state(tree), before);
   EXPECT_EQ(read_file(outside), read_file(EXAMPLE_TREE "/python/src/ir.cc"));
@@ -383,9 +382,10 @@ TEST_F(InterruptionTest, SymlinkLeadingOutOfTheTreeIsRefusedBeforeAnyWrite) {
 // setup.py and a child process print while --dump-kwargs prints JSON.
 TEST_F(InterruptionTest, PrintsOfSetupPyGoToStderrDuringDumpKwargs) {
   const std::string setup = read_file(tree / "setup.py");
-  write_file(tree / "setup.py", "print('hello from setup.py')\nimport os\n"
-                                "os.system('echo hello from a child')\n" +
-                                    setup);
+  write_file(tree / "setup.py",
+             "print('hello from setup.py')\nimport os\n"
+             "os.system('echo hello from a child')\n" +
+                 setup);
   for (const char* dump : {"--dump-kwargs", "--dump-kwargs=captured", "--dump-kwargs=diff"}) {
     const auto run = host({dump});
     EXPECT_EQ(run.exit_code, 0) << run.err;
@@ -429,8 +429,8 @@ TEST_F(InterruptionTest, SetupPyRunsAsMainSoSpawnPoolsWorkAsUnderPython) {
 TEST_F(InterruptionTest, StopDuringCmakeBuildLeavesNoChildRunningWithStandInCompiler) {
   const fs::path launcher = dir.path() / "slow-compiler-stand-in";
   const fs::path launched = dir.path() / "launched";
-  write_file(launcher, "#!/bin/sh\necho \"$$ $PPID\" >> " + launched.string() +
-                           "\nexec sleep 600\n");
+  write_file(launcher,
+             "#!/bin/sh\necho \"$$ $PPID\" >> " + launched.string() + "\nexec sleep 600\n");
   fs::permissions(launcher, fs::perms(0755));
   env["TRITON_APPEND_CMAKE_ARGS"] =
       "-DTRITON_BUILD_WITH_CCACHE=OFF -DCMAKE_CXX_COMPILER_LAUNCHER=" + launcher.string();

@@ -32,7 +32,7 @@ bool matches(int fd, const char* match) {
 
 // Exported although the project builds with hidden visibility.
 extern "C" __attribute__((visibility("default"))) ssize_t write(int fd, const void* buffer,
-                                                              size_t count) {
+                                                                size_t count) {
   static const auto real = reinterpret_cast<WriteFunction>(dlsym(RTLD_NEXT, "write"));
   static int seen = 0;
   const char* match = std::getenv("FAIL_WRITE_MATCH");

@@ -50,8 +50,9 @@ TEST_F(CapturedSetupTest, RealSetupIsBackAfterSetupPyRaised) {
 }
 
 TEST_F(CapturedSetupTest, LastOfTwoCallsWins) {
-  write_file(dir.path() / "setup.py",
-             "import setuptools\nsetuptools.setup(name='first')\nsetuptools.setup(name='second')\n");
+  write_file(
+      dir.path() / "setup.py",
+      "import setuptools\nsetuptools.setup(name='first')\nsetuptools.setup(name='second')\n");
   CapturedSetup captured = capture_setup(dir.path() / "setup.py");
   EXPECT_EQ(captured.kwargs["name"].cast<std::string>(), "second");
 }

@@ -34,8 +34,8 @@ TEST(Profile, BuiltInHoldsTheLayerConstants) {
   const Profile p = parse_profile(builtin_profile_text(), "built-in profile");
   EXPECT_EQ(p.backend_name, "ascend");
   ASSERT_EQ(p.env_defaults.size(), 6u);
-  EXPECT_EQ(p.env_defaults[3], (std::pair<std::string, std::string>{"TRITON_WHEEL_NAME",
-                                                                     "triton-ascend"}));
+  EXPECT_EQ(p.env_defaults[3],
+            (std::pair<std::string, std::string>{"TRITON_WHEEL_NAME", "triton-ascend"}));
   EXPECT_EQ(p.switches.distributed, "TRITON_BUILD_DISTRIBUTED");
   EXPECT_EQ(p.metadata.install_requires.size(), 11u);
   EXPECT_EQ(p.metadata.install_requires_by_arch.at("arm").size(), 1u);
@@ -59,8 +59,7 @@ TEST(Profile, WrongTypeNamesFileLineAndKey) {
 }
 
 TEST(Profile, NumbersOutOfRangeNameTheKey) {
-  for (const auto& [from, to, key] :
-       std::vector<std::tuple<std::string, std::string, std::string>>{
+  for (const auto& [from, to, key] : std::vector<std::tuple<std::string, std::string, std::string>>{
            {"rev_length = 8", "rev_length = -1", "llvm.rev_length"},
            {"rev_length = 8", "rev_length = 99999999999", "llvm.rev_length"},
            {"git_hash_length = 8", "git_hash_length = 0", "version.git_hash_length"},
@@ -76,9 +75,9 @@ TEST(Profile, MissingAndUnknownKeysAreErrors) {
   EXPECT_NE(error_of(replace(builtin(), "url = \"https://gitcode", "urll = \"https://gitcode"))
                 .find("'metadata.url'"),
             std::string::npos);
-  EXPECT_NE(error_of(replace(builtin(), "[backend]\n", "[backend]\nnmae = \"x\"\n"))
-                .find("unknown key"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(replace(builtin(), "[backend]\n", "[backend]\nnmae = \"x\"\n")).find("unknown key"),
+      std::string::npos);
   EXPECT_NE(error_of(replace(builtin(), "arm = [\"triton", "armv9 = [\"triton"))
                 .find("no entry for architecture 'arm'"),
             std::string::npos);
