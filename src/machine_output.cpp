@@ -1,6 +1,7 @@
 #include "ascend_setup/machine_output.hpp"
 
 #include "ascend_setup/error.hpp"
+#include "ascend_setup/text_file.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -25,18 +26,6 @@ MachineOutput::MachineOutput() {
   }
 }
 
-void MachineOutput::write(std::string_view text) const {
-  while (!text.empty()) {
-    const ssize_t n = ::write(fd_, text.data(), text.size());
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n < 0) {
-      throw Error(std::string("cannot write the machine output to stdout: ") +
-                  std::strerror(errno));
-    }
-    text.remove_prefix(static_cast<size_t>(n));
-  }
-}
+void MachineOutput::write(std::string_view text) const { write_fully(fd_, text, "stdout"); }
 
 }  // namespace ascend_setup

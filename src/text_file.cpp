@@ -22,6 +22,19 @@ std::optional<std::string> read_text_file(const std::filesystem::path& path) {
   return text.str();
 }
 
+void write_fully(int fd, std::string_view bytes, const std::filesystem::path& path) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n < 0) {
+      throw system_error("write", path, errno);
+    }
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+}
+
 void write_text_file(const std::filesystem::path& path, const std::string& bytes) {
   std::error_code ec;
   std::filesystem::create_directories(path.parent_path(), ec);
@@ -32,18 +45,11 @@ void write_text_file(const std::filesystem::path& path, const std::string& bytes
   if (fd < 0) {
     throw system_error("write", path, errno);
   }
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n < 0) {
-      const int error_number = errno;
-      ::close(fd);
-      throw system_error("write", path, error_number);
-    }
-    done += static_cast<size_t>(n);
+  try {
+    write_fully(fd, bytes, path);
+  } catch (...) {
+    ::close(fd);
+    throw;
   }
   if (::close(fd) != 0) {
     throw system_error("write", path, errno);

@@ -4,6 +4,7 @@
 #include "ascend_setup/error.hpp"
 #include "ascend_setup/stop_signals.hpp"
 #include "ascend_setup/system_error.hpp"
+#include "ascend_setup/text_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -82,20 +83,6 @@ void sync_directory(const fs::path& directory) {
   ::close(fd);
 }
 
-void write_all(int fd, const std::string& bytes, const fs::path& path) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n < 0) {
-      throw system_error("write", path, errno);
-    }
-    done += static_cast<size_t>(n);
-  }
-}
-
 // `bytes` into `temp` (created fresh, synced, with `mode` and the owner when
 // given), then renamed over `path` and the directory synced. `temp` is gone
 // whatever happens.
@@ -116,7 +103,7 @@ void replace_atomically(const fs::path& path, const fs::path& temp, const std::s
     if (::fchmod(fd, mode) != 0) {
       throw system_error("keep the mode of", path, errno);
     }
-    write_all(fd, bytes, path);
+    write_fully(fd, bytes, path);
     if (::fsync(fd) != 0) {
       throw system_error("write", path, errno);
     }
