@@ -51,14 +51,14 @@ void override_distributed_package(const OverrideContext& context) {
   py::module_ module = context.module;
   auto profile = context.profile;
   const std::filesystem::path root = context.tree_root;
-  auto enabled = [profile] { return env_flag(profile->switches.distributed, "OFF"); };
+  auto enabled = [profile] { return env_on(EnvVar::distributed, *profile); };
 
   module.attr("get_package_dirs") = py::cpp_function(
       [package_dirs, profile, enabled]() {
         py::list result(package_dirs());
         if (enabled()) {
-          result.append(py::make_tuple(profile->distributed.package,
-                                       profile->distributed.package_root));
+          result.append(
+              py::make_tuple(profile->distributed.package, profile->distributed.package_root));
         }
         return result;
       },
@@ -81,8 +81,8 @@ void override_distributed_package(const OverrideContext& context) {
       [add_links, module, profile, root, enabled](py::object external_only) {
         add_links(external_only);
         if (!external_only.cast<bool>() && enabled()) {
-          const auto source = std::filesystem::weakly_canonical(
-              root / profile->distributed.package_root);
+          const auto source =
+              std::filesystem::weakly_canonical(root / profile->distributed.package_root);
           module.attr("update_symlink")((root / profile->distributed.link).string(),
                                         source.string());
         }

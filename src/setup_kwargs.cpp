@@ -29,7 +29,7 @@ py::dict rewrite_setup_kwargs(const py::dict& captured, const py::module_& modul
   // values in place and append new keys at the end.
   py::dict kwargs(captured);
 
-  kwargs["name"] = get_env(profile.metadata.name_env).value_or(profile.metadata.default_name);
+  kwargs["name"] = env_value(EnvVar::wheel_name, &profile).value_or(profile.metadata.default_name);
   kwargs["version"] = wheel_version(profile, tree_root);
   kwargs["url"] = profile.metadata.url;
 
@@ -62,7 +62,7 @@ py::dict rewrite_setup_kwargs(const py::dict& captured, const py::module_& modul
   kwargs["package_dir"] = py::dict(module.attr("get_package_dirs")());
   kwargs["entry_points"] = module.attr("get_entry_points")();
 
-  if (env_flag(profile.switches.distributed, "OFF")) {
+  if (env_on(EnvVar::distributed, profile)) {
     py::dict package_data;
     if (captured.contains("package_data") && !captured["package_data"].is_none()) {
       package_data = py::dict(captured["package_data"]);

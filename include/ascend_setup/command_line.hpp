@@ -14,6 +14,9 @@ namespace ascend_setup {
 
 enum class DumpMode { none, rewritten, captured, diff };
 
+// --list-env[=table|json]: the build-time environment, nothing built.
+enum class ListEnv { none, table, json };
+
 // The patch engine on its own (setup.py is not run).
 enum class PatchAction { none, apply, status, restore };
 
@@ -24,6 +27,7 @@ struct HostOptions {
   std::optional<std::filesystem::path> python;
   std::string log_level = "info";
   DumpMode dump = DumpMode::none;
+  ListEnv list_env = ListEnv::none;
   PatchAction patch_action = PatchAction::none;
   bool force_patches = false;
   std::optional<BuildMode> mode;  // --dev / --release
