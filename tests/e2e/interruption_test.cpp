@@ -379,7 +379,8 @@ TEST_F(InterruptionTest, SymlinkLeadingOutOfTheTreeIsRefusedBeforeAnyWrite) {
   EXPECT_EQ(read_file(outside), read_file(EXAMPLE_TREE "/python/src/ir.cc"));
 }
 
-// setup.py and a child process print while --dump-kwargs prints JSON.
+// setup.py and a child process print while --dump-kwargs, --list-env=json
+// or --patch-status print machine output.
 TEST_F(InterruptionTest, PrintsOfSetupPyGoToStderrDuringDumpKwargs) {
   const std::string setup = read_file(tree / "setup.py");
   write_file(tree / "setup.py",
@@ -394,7 +395,11 @@ TEST_F(InterruptionTest, PrintsOfSetupPyGoToStderrDuringDumpKwargs) {
     EXPECT_NE(run.err.find("hello from a child"), std::string::npos) << run.err;
   }
   const auto status = host({"--patch-status"});
-  EXPECT_EQ(status.out.rfind("mode release", 0), 0u) << status.out;
+  EXPECT_EQ(status.out.rfind("mode ", 0), 0u) << status.out;
+  const auto listed = host({"--list-env=json"});
+  EXPECT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_NO_THROW(parse_json(listed.out)) << listed.out;
+  EXPECT_NE(listed.err.find("hello from a child"), std::string::npos) << listed.err;
 }
 
 // The same setup.py under `python setup.py` and under ascend-setup: a spawn
