@@ -149,8 +149,8 @@ int run_patch_action(const HostOptions& options, const SourceTree& tree, const P
 
 // --list-env: the registry for this tree, with what setup.py reads while it
 // loads found by watching it (setup() is captured, nothing is built).
-int list_environment_of(const HostOptions& options, const SourceTree& tree,
-                        const Profile& profile, const MachineOutput& out) {
+int list_environment_of(const HostOptions& options, const SourceTree& tree, const Profile& profile,
+                        const MachineOutput& out) {
   std::set<std::string> read_by_setup_py;
   try {
     EnvReadWatch watch(tree.root);

@@ -322,6 +322,25 @@ TEST_F(InterruptionTest, SecondRunWaitsForTheLockThenGoesOn) {
   EXPECT_EQ(tree_state(tree), patched);
 }
 
+TEST_F(InterruptionTest, StopWhileWaitingForTheLockWritesNothing) {
+  const fs::path lock_file = tree / "build/ascend-setup/patches/tree.lock";
+  fs::create_directories(lock_file.parent_path());
+  const int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+  BackgroundRun waiting({"--apply-patches"}, tree, env, dir.path() / "waiting");
+  for (int i = 0; i < 600 && waiting.err().find("waiting for the lock") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  waiting.signal(SIGTERM);
+  EXPECT_EQ(waiting.wait(), 128 + SIGTERM) << waiting.err();
+  EXPECT_FALSE(waiting.died_of_signal());
+  EXPECT_NE(waiting.err().find("interrupted by SIGTERM"), std::string::npos) << waiting.err();
+  ::close(fd);
+  EXPECT_EQ(tree_state(tree), pristine);
+  expect_whole(waiting.pid(), "stopped while waiting");
+}
+
 TEST_F(InterruptionTest, ConcurrentApplyAndRestoreRunsTakeTurns) {
   for (int round = 0; round < 3; ++round) {
     BackgroundRun first({"--apply-patches"}, tree, env, dir.path() / "first");
