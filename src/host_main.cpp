@@ -8,13 +8,16 @@
 #include "ascend_setup/launcher.hpp"
 #include "ascend_setup/log.hpp"
 #include "ascend_setup/main_guard.hpp"
+#include "ascend_setup/stop_signals.hpp"
 
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 
 int main(int argc, char** argv) {
   using namespace ascend_setup;
   init_logging();
+  install_stop_signal_handlers();
   // The launcher pointed LD_LIBRARY_PATH at this interpreter's libpython;
   // the build tools this process starts get the user's value back.
   if (auto saved = handoff_env(saved_library_path_env)) {
@@ -25,7 +28,7 @@ int main(int argc, char** argv) {
     }
     ::unsetenv(saved_library_path_env);
   }
-  return run_guarded([&] {
+  const int code = run_guarded([&] {
     const HostOptions options = parse_command_line(std::vector<std::string>(argv, argv + argc));
     set_log_level(options.log_level);
     if (options.help) {
@@ -39,4 +42,14 @@ int main(int argc, char** argv) {
     }
     return run_host(options);
   });
+  if (stop_signal() != 0) {
+    // Whatever the unwinding reported: nothing of the run keeps running,
+    // and the exit code tells which signal stopped it.
+    stop_children();
+    if (code != stopped_exit_code()) {
+      spdlog::error("interrupted by SIG{}: its children were stopped", sigabbrev_np(stop_signal()));
+    }
+    return stopped_exit_code();
+  }
+  return code;
 }

@@ -1,6 +1,8 @@
 // ascend-setup: the launcher (no libpython). Parses the host command line
 // (so a usage error is reported before any interpreter is looked at), then
-// execs the host built for the interpreter's minor (see launcher.hpp).
+// execs the host built for the interpreter's minor (see launcher.hpp). Stop
+// signals keep their default action here: the exec follows at once, and the
+// host installs its own handlers.
 #include "ascend_setup/command_line.hpp"
 #include "ascend_setup/launcher.hpp"
 #include "ascend_setup/log.hpp"
