@@ -43,6 +43,15 @@ HostOptions parse_command_line(const std::vector<std::string>& argv) {
                "Print setup()'s kwargs as JSON and run nothing: "
                "--dump-kwargs[=rewritten|captured|diff]")
       ->check(CLI::IsMember({"rewritten", "captured", "diff"}));
+  std::string doctor;
+  auto* doctor_flag = app.add_flag(
+      "--doctor{text}", doctor,
+      "Report every reason the tree does not fit the profile, write nothing: "
+      "--doctor[=text|json]; exit 0 when healthy, 7 otherwise");
+  doctor_flag->check(CLI::IsMember({"text", "json"}));
+  app.add_flag("--allow-version-mismatch", options.allow_version_mismatch,
+               "Let a release build run upstream's setup.py of another version than the "
+               "profile's");
   bool apply_patches = false;
   bool patch_status = false;
   bool restore_sources = false;
@@ -58,7 +67,8 @@ HostOptions parse_command_line(const std::vector<std::string>& argv) {
   auto* restore_flag =
       app.add_flag("--restore-sources", restore_sources,
                    "Return every patched file to its unpatched content, keeping your own edits");
-  apply_flag->excludes(status_flag)->excludes(restore_flag);
+  apply_flag->excludes(status_flag)->excludes(restore_flag)->excludes(doctor_flag);
+  doctor_flag->excludes(status_flag)->excludes(restore_flag);
   status_flag->excludes(restore_flag);
   app.add_flag("--force-patches", options.force_patches,
                "When your edits overlap a patch hunk, save those files under "
@@ -103,6 +113,9 @@ HostOptions parse_command_line(const std::vector<std::string>& argv) {
   } else if (dump == "diff") {
     options.dump = DumpMode::diff;
   }
+  options.doctor = doctor == "text"   ? DoctorMode::text
+                   : doctor == "json" ? DoctorMode::json
+                                      : DoctorMode::none;
   options.patch_action = apply_patches     ? PatchAction::apply
                          : patch_status    ? PatchAction::status
                          : restore_sources ? PatchAction::restore

@@ -14,6 +14,9 @@ namespace ascend_setup {
 
 enum class DumpMode { none, rewritten, captured, diff };
 
+// --doctor[=text|json]: report every reason the tree does not fit the profile.
+enum class DoctorMode { none, text, json };
+
 // The patch engine on its own (setup.py is not run).
 enum class PatchAction { none, apply, status, restore };
 
@@ -26,6 +29,8 @@ struct HostOptions {
   DumpMode dump = DumpMode::none;
   PatchAction patch_action = PatchAction::none;
   bool force_patches = false;
+  DoctorMode doctor = DoctorMode::none;
+  bool allow_version_mismatch = false;  // a release build on another upstream version
   std::optional<BuildMode> mode;  // --dev / --release
   bool trust_source_dir = false;
   bool host_version = false;
