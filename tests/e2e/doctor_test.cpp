@@ -63,7 +63,7 @@ class DoctorTest : public ::testing::Test {
     edit("setup.py", "Package(", "PackageSpec(");
     edit("setup.py", "def add_links(external_only):", "def add_links(only_external):");
     edit("setup.py", "external_only=external_only)", "external_only=only_external)");
-    edit("setup.py", "if not external_only:", "if not only_external:");
+    edit("setup.py", "if not external_only and", "if not only_external and");
     edit("setup.py", "TRITON_VERSION = \"3.6.0\"", "TRITON_VERSION = \"3.5.0\"");
     if (failing_import) {
       edit("setup.py", "import pybind11\n", "import pybind11\nimport nanobind\n");
@@ -156,7 +156,7 @@ TEST_F(DoctorTest, StaleAndAppliedHunksAgainstCommittedContentLocalEditsApart) {
        "    # Ascend: casts keep the NPU dtype table in sync.\n    return (value, dtype, \"npu\")\n");
   commit("upstream moved");
   // An uncommitted edit overlapping a hunk.
-  edit("bin/triton-opt.cpp", "\n", "\n// local\n");
+  edit("bin/triton-opt.cpp", "  return 0;", "  return 1;");
   const ProcessResult result = host({"--doctor"});
   EXPECT_EQ(result.exit_code, code::doctor_findings) << result.err;
   const std::string& out = result.out;
