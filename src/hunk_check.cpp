@@ -263,4 +263,15 @@ std::vector<HunkResult> failing_hunks(const DiffFile& file,
   return results;
 }
 
+std::vector<HunkResult> failing_hunks(const std::string& patch_text, const std::string& origin,
+                                      const std::string& file,
+                                      const std::optional<std::string>& content) {
+  for (const DiffFile& diff_file : parse_unified_diff(patch_text, origin)) {
+    if (diff_file.path == file) {
+      return failing_hunks(diff_file, content);
+    }
+  }
+  return {};
+}
+
 }  // namespace ascend_setup

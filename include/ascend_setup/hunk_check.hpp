@@ -59,4 +59,10 @@ std::vector<HunkResult> check_hunks(const DiffFile& file, const std::optional<st
 std::vector<HunkResult> failing_hunks(const DiffFile& file,
                                       const std::optional<std::string>& content);
 
+// failing_hunks for the part of `patch_text` that changes `file` (none when
+// the patch does not touch it).
+std::vector<HunkResult> failing_hunks(const std::string& patch_text, const std::string& origin,
+                                      const std::string& file,
+                                      const std::optional<std::string>& content);
+
 }  // namespace ascend_setup

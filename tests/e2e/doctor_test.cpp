@@ -238,3 +238,24 @@ TEST_F(DoctorTest, SetupPyUnderPythonDirIsFoundAndRunsThere) {
   EXPECT_EQ(kwargs["description"], fs::canonical(tree / "python").string());
   EXPECT_EQ(kwargs["version"], "3.2.0");
 }
+
+TEST_F(DoctorTest, PatchThatNoLongerFitsUpstreamIsItsOwnErrorNamingEveryHunk) {
+  make_git_repo(tree, dir.path());
+  edit("python/src/ir.cc", "m.def(\"add\", [](int a, int b) { return a + b; });",
+       "m.def(\"add\", [](long a, long b) { return a + b; });");
+  edit("bin/triton-opt.cpp", "int main() {", "int main(void) {");
+  commit("upstream moved");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--apply-patches"}, {"--force-patches", "--apply-patches"}}) {
+    const ProcessResult result = host(args);
+    EXPECT_EQ(result.exit_code, code::patch_stale) << result.err;
+    EXPECT_TRUE(has(result.err, "no longer fit upstream's committed files (2 hunks)")) << result.err;
+    EXPECT_TRUE(has(result.err, "triton-ascend-3.6.0.patch: python/src/ir.cc @@ -8,4 +8,6 @@: "
+                                "line 10 has"))
+        << result.err;
+    EXPECT_TRUE(has(result.err, "bin/triton-opt.cpp @@ -3,6 +3,6 @@: line 5 has \"int main(void) {\""))
+        << result.err;
+    EXPECT_EQ(read_file(tree / "python/triton/language/semantic.py"),
+              read_file(fs::path(EXAMPLE_TREE) / "python/triton/language/semantic.py"));
+  }
+}
