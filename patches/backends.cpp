@@ -10,8 +10,8 @@ namespace ascend_setup {
 void override_backends(const OverrideContext& context) {
   py::object installer = context.upstream("BackendInstaller");
   py::object backends = context.upstream("backends");
-  py::object ascend =
-      installer.attr(context.name("BackendInstaller.prepare").c_str())(context.profile->backend_name);
+  py::object ascend = installer.attr(context.name("BackendInstaller.prepare").c_str())(
+      context.profile->backend_name);
   py::list patched;
   patched.append(ascend);
   for (auto backend : backends) {

@@ -25,9 +25,8 @@ void override_llvm_package_info(const OverrideContext& context) {
         const LlvmChoice choice =
             choose_llvm_package(llvm, platform, get_env(llvm.suffix_env).value_or(""), root);
         if (const auto* package = std::get_if<LlvmPackage>(&choice)) {
-          return package_type("llvm", package->name, package->url, llvm.include_flag,
-                              llvm.lib_flag, llvm.syspath_var,
-                              py::arg("sym_name") = package->sym_name);
+          return package_type("llvm", package->name, package->url, llvm.include_flag, llvm.lib_flag,
+                              llvm.syspath_var, py::arg("sym_name") = package->sym_name);
         }
         if (const auto* user = std::get_if<UserConfiguredLlvm>(&choice)) {
           spdlog::warn("{}", user->reason);

@@ -44,10 +44,10 @@ HostOptions parse_command_line(const std::vector<std::string>& argv) {
                "--dump-kwargs[=rewritten|captured|diff]")
       ->check(CLI::IsMember({"rewritten", "captured", "diff"}));
   std::string doctor;
-  auto* doctor_flag = app.add_flag(
-      "--doctor{text}", doctor,
-      "Report every reason the tree does not fit the profile, write nothing: "
-      "--doctor[=text|json]; exit 0 when healthy, 7 otherwise");
+  auto* doctor_flag =
+      app.add_flag("--doctor{text}", doctor,
+                   "Report every reason the tree does not fit the profile, write nothing: "
+                   "--doctor[=text|json]; exit 0 when healthy, 7 otherwise");
   doctor_flag->check(CLI::IsMember({"text", "json"}));
   app.add_flag("--allow-version-mismatch", options.allow_version_mismatch,
                "Let a release build run upstream's setup.py of another version than the "

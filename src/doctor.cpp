@@ -21,8 +21,8 @@ namespace ascend_setup {
 
 namespace {
 
-const char* const group_order[] = {"setup.py", "patch points", "imports", "version", "patches",
-                                   "cmake"};
+const char* const group_order[] = {"setup.py", "patch points", "imports",
+                                   "version",  "patches",      "cmake"};
 
 std::string python_error_line(py::error_already_set& error) {
   return py::str(py::type::of(error.value()).attr("__name__")).cast<std::string>() + ": " +
@@ -107,8 +107,8 @@ class Doctor {
           "setup.py sets no " + variable + " from a string literal: upstream's version is unknown");
     } else if (*source->version != wanted) {
       add("version", "upstream-version", variable,
-          "setup.py's " + variable + " is " + *source->version + ", the profile " +
-              profile_.name + " is for upstream " + wanted,
+          "setup.py's " + variable + " is " + *source->version + ", the profile " + profile_.name +
+              " is for upstream " + wanted,
           {{"found", *source->version}, {"expected", wanted}});
     }
 
@@ -121,8 +121,7 @@ class Doctor {
                        "loaded module");
     } catch (py::error_already_set& error) {
       add("setup.py", "does-not-load", setup_py_.string(),
-          "setup.py does not load here (only its source was checked): " +
-              python_error_line(error));
+          "setup.py does not load here (only its source was checked): " + python_error_line(error));
     } catch (const Error& error) {
       add("setup.py", "does-not-load", setup_py_.string(), error.what());
     }
@@ -136,8 +135,8 @@ class Doctor {
           profile_.version.file + " is missing at the tree root");
     } else if (trim(*version_txt) != wanted) {
       add("version", "version-file", profile_.version.file,
-          profile_.version.file + " says " + trim(*version_txt) + ", the profile " +
-              profile_.name + " is for " + wanted,
+          profile_.version.file + " says " + trim(*version_txt) + ", the profile " + profile_.name +
+              " is for " + wanted,
           {{"found", trim(*version_txt)}, {"expected", wanted}});
     }
     const std::string pin = profile_.upstream.pin + "==";
@@ -161,7 +160,8 @@ class Doctor {
       const auto text = read_text_file(path);
       if (!text) {
         if (!entry->optional) {
-          add("patches", "missing-patch", relative, relative + " (named by the profile) is missing");
+          add("patches", "missing-patch", relative,
+              relative + " (named by the profile) is missing");
         }
         continue;
       }
@@ -186,7 +186,8 @@ class Doctor {
           if (hunk.fit == HunkFit::does_not_apply && !hunk.header.empty()) {
             details["line"] = hunk.line;
             details["expected"] = hunk.expected;
-            details["found"] = hunk.at_end ? nlohmann::ordered_json() : nlohmann::ordered_json(hunk.found);
+            details["found"] =
+                hunk.at_end ? nlohmann::ordered_json() : nlohmann::ordered_json(hunk.found);
           }
           add("patches", kind, file.path,
               entry->file + ": " + hunk.describe() + (repo ? " (committed content)" : ""),
@@ -204,8 +205,9 @@ class Doctor {
       for (const auto& [file, status] : engine.status().files) {
         if (status == FileStatus::locally_modified && unfit.count(file) == 0) {
           add("patches", "local-edit", file,
-              file + " has uncommitted edits that overlap a patch hunk (commit or stash them, "
-                     "or build with --force-patches)");
+              file +
+                  " has uncommitted edits that overlap a patch hunk (commit or stash them, "
+                  "or build with --force-patches)");
         }
       }
     } catch (const Error& error) {
@@ -223,8 +225,9 @@ class Doctor {
     const auto lists = read_text_file(root_ / profile_.upstream.cmake_lists);
     if (!lists) {
       add("cmake", "missing-file", profile_.upstream.cmake_lists,
-          profile_.upstream.cmake_lists + " is missing: the profile's CMake switches cannot be "
-                                          "checked");
+          profile_.upstream.cmake_lists +
+              " is missing: the profile's CMake switches cannot be "
+              "checked");
     } else if (lists->find(flag) == std::string::npos) {
       add("cmake", "unknown-switch", flag,
           profile_.upstream.cmake_lists + " no longer mentions " + flag +
@@ -241,8 +244,8 @@ class Doctor {
 
 }  // namespace
 
-DoctorReport run_doctor(const fs::path& tree_root, const fs::path& setup_py,
-                        const Profile& profile, std::optional<BuildMode> forced_mode) {
+DoctorReport run_doctor(const fs::path& tree_root, const fs::path& setup_py, const Profile& profile,
+                        std::optional<BuildMode> forced_mode) {
   return Doctor(tree_root, setup_py, profile, forced_mode).run();
 }
 
@@ -262,16 +265,15 @@ void print_doctor_text(const DoctorReport& report, std::ostream& out) {
     }
     out << "  " << finding.kind << ": " << finding.message << "\n";
   }
-  out << report.findings.size() << " finding" << (report.findings.size() == 1 ? "" : "s")
-      << "\n";
+  out << report.findings.size() << " finding" << (report.findings.size() == 1 ? "" : "s") << "\n";
 }
 
 nlohmann::ordered_json doctor_json(const DoctorReport& report) {
-  nlohmann::ordered_json json = {{"healthy", report.healthy()},
-                                 {"tree", report.tree_root.string()},
-                                 {"setup_py", report.setup_py.string()},
-                                 {"profile", {{"name", report.profile_name},
-                                              {"source", report.profile_source}}}};
+  nlohmann::ordered_json json = {
+      {"healthy", report.healthy()},
+      {"tree", report.tree_root.string()},
+      {"setup_py", report.setup_py.string()},
+      {"profile", {{"name", report.profile_name}, {"source", report.profile_source}}}};
   json["findings"] = nlohmann::ordered_json::array();
   for (const DoctorFinding& finding : report.findings) {
     nlohmann::ordered_json entry = {{"group", finding.group},

@@ -104,8 +104,14 @@ int run_setup_py(const HostOptions& options, const SourceTree& tree,
                            choose_build_mode(options.mode, profile->switches, tree.root).mode,
                            options.allow_version_mismatch);
     const PlatformInfo platform = current_platform();
-    apply_overrides({captured.module, captured.kwargs, profile, tree.root, platform, options.mode,
-                     options.force_patches, {}});
+    apply_overrides({captured.module,
+                     captured.kwargs,
+                     profile,
+                     tree.root,
+                     platform,
+                     options.mode,
+                     options.force_patches,
+                     {}});
     py::dict kwargs =
         rewrite_setup_kwargs(captured.kwargs, captured.module, *profile, tree.root, platform);
     spdlog::debug("overrides applied, kwargs rewritten ({:.1f} ms)", elapsed_ms());

@@ -162,8 +162,8 @@ std::vector<DiffFile> parse_unified_diff(const std::string& text, const std::str
     hunk.old_count = match[2].matched ? std::atoi(match[2].str().c_str()) : 1;
     hunk.new_start = std::atoi(match[3].str().c_str());
     hunk.new_count = match[4].matched ? std::atoi(match[4].str().c_str()) : 1;
-    hunk.header = "@@ -" + match[1].str() + (match[2].matched ? "," + match[2].str() : "") +
-                  " +" + match[3].str() + (match[4].matched ? "," + match[4].str() : "") + " @@";
+    hunk.header = "@@ -" + match[1].str() + (match[2].matched ? "," + match[2].str() : "") + " +" +
+                  match[3].str() + (match[4].matched ? "," + match[4].str() : "") + " @@";
     int old_left = hunk.old_count;
     int new_left = hunk.new_count;
     while ((old_left > 0 || new_left > 0) && i + 1 < lines.size()) {
@@ -231,7 +231,8 @@ std::vector<HunkResult> check_hunks(const DiffFile& file,
       return results;
     }
   }
-  const std::vector<std::string> lines = content ? split_lines(*content) : std::vector<std::string>();
+  const std::vector<std::string> lines =
+      content ? split_lines(*content) : std::vector<std::string>();
   for (const DiffHunk& hunk : file.hunks) {
     HunkResult result{file.path, hunk.header, HunkFit::applies, 0, "", "", false};
     if (file.created && content) {

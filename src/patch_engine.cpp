@@ -428,8 +428,8 @@ PatchEngine::Analysis PatchEngine::analyse(const std::vector<Patch>& wanted) con
 // committed content no longer fits upstream (patch_stale, whatever `force`);
 // otherwise the user's edits overlap (patch_conflict unless `force`).
 void PatchEngine::report_troubled_files(const std::vector<std::string>& troubled,
-                                        const Analysis& analysis,
-                                        const std::vector<Patch>& wanted, bool force) const {
+                                        const Analysis& analysis, const std::vector<Patch>& wanted,
+                                        bool force) const {
   const auto repo = SourceRepo::open(tree_root_);
   std::vector<std::string> stale;
   std::vector<std::string> overlapping;
@@ -440,23 +440,23 @@ void PatchEngine::report_troubled_files(const std::vector<std::string>& troubled
         continue;
       }
       if (repo) {
-        for (const auto& hunk : failing_hunks(patch.text, patch.origin.string(), file,
-                                              repo->committed_file(file))) {
+        for (const auto& hunk :
+             failing_hunks(patch.text, patch.origin.string(), file, repo->committed_file(file))) {
           stale.push_back(patch.name + ": " + hunk.describe());
         }
       }
-      for (const auto& hunk :
-           failing_hunks(patch.text, patch.origin.string(), file, read_text_file(tree_root_ / file))) {
+      for (const auto& hunk : failing_hunks(patch.text, patch.origin.string(), file,
+                                            read_text_file(tree_root_ / file))) {
         hunks.push_back(hunk.describe());
       }
     }
     const auto conflict = analysis.conflicts.find(file);
     overlapping.push_back(
         analysis.missing.count(file) != 0 ? file + " (missing)"
-        : hunks.empty() ? file + " (edits overlap " +
-                              (conflict != analysis.conflicts.end() ? conflict->second : "a patch") +
-                              ")"
-                        : join(hunks, "; "));
+        : hunks.empty()
+            ? file + " (edits overlap " +
+                  (conflict != analysis.conflicts.end() ? conflict->second : "a patch") + ")"
+            : join(hunks, "; "));
   }
   if (!stale.empty()) {
     throw Error("the Ascend patches no longer fit upstream's committed files (" +

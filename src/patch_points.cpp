@@ -68,8 +68,8 @@ PatchPointCheck check_patch_points(const Profile& profile, const SymbolLookup& l
           {"missing", point.id, needed_by, where + point.names().front(),
            "setup.py has no " + point.kind + " " + where + point.names().front() +
                (point.aliases.empty() ? "" : " (names tried: " + tried + ")") + ", which the " +
-               needed_by + " " + verb + ": add upstream's new name to the aliases of '" +
-               point.id + "' under [patch_points] in the profile"});
+               needed_by + " " + verb + ": add upstream's new name to the aliases of '" + point.id +
+               "' under [patch_points] in the profile"});
       continue;
     }
     check.resolved[point.id] = name;
@@ -113,9 +113,9 @@ SymbolLookup live_symbols(const py::module_& module) {
     SymbolInfo info;
     const bool callable = PyCallable_Check(value.ptr()) != 0;
     info.kind = inspect.attr("isclass")(value).cast<bool>() ? "class"
-                : !callable                                  ? "variable"
-                : owner.empty()                              ? "function"
-                                                             : "method";
+                : !callable                                 ? "variable"
+                : owner.empty()                             ? "function"
+                                                            : "method";
     if (!callable) {
       return info;
     }

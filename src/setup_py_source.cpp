@@ -35,7 +35,9 @@ std::optional<std::vector<std::string>> parameters(const py::handle& function) {
 
 bool is_dataclass(const py::handle& class_def) {
   for (auto decorator : class_def.attr("decorator_list")) {
-    py::object target = node_type(decorator) == "Call" ? decorator.attr("func") : py::reinterpret_borrow<py::object>(decorator);
+    py::object target = node_type(decorator) == "Call"
+                            ? decorator.attr("func")
+                            : py::reinterpret_borrow<py::object>(decorator);
     const std::string type = node_type(target);
     if ((type == "Name" && text(target.attr("id")) == "dataclass") ||
         (type == "Attribute" && text(target.attr("attr")) == "dataclass")) {
@@ -202,8 +204,7 @@ SetupPySource read_setup_py_source(const std::filesystem::path& setup_py,
 }
 
 SymbolLookup source_symbols(const SetupPySource& source) {
-  return [&source](const std::string& owner,
-                   const std::string& name) -> std::optional<SymbolInfo> {
+  return [&source](const std::string& owner, const std::string& name) -> std::optional<SymbolInfo> {
     if (owner.empty()) {
       const auto found = source.names.find(name);
       return found == source.names.end() ? std::nullopt : std::optional(found->second);
@@ -216,7 +217,7 @@ SymbolLookup source_symbols(const SetupPySource& source) {
     }
     const auto found = members->second.find(name);
     return found == members->second.end() ? std::nullopt : std::optional(found->second);
-  }; 
+  };
 }
 
 std::vector<std::pair<SourceImport, std::string>> failing_imports(

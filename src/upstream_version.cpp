@@ -28,8 +28,8 @@ void check_upstream_version(const Profile& profile, const py::module_& module, B
     return;  // no variable: --doctor names that
   }
   const std::string message = "upstream's setup.py is version " + *captured + " (" +
-                              profile.upstream.version_variable + "), the profile " +
-                              profile.name + " is for upstream " + profile.upstream.version;
+                              profile.upstream.version_variable + "), the profile " + profile.name +
+                              " is for upstream " + profile.upstream.version;
   if (mode == BuildMode::release && !allow) {
     throw Error(message +
                     ": a release build stops here (use the profile for that version, see "

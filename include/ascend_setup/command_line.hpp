@@ -31,7 +31,7 @@ struct HostOptions {
   bool force_patches = false;
   DoctorMode doctor = DoctorMode::none;
   bool allow_version_mismatch = false;  // a release build on another upstream version
-  std::optional<BuildMode> mode;  // --dev / --release
+  std::optional<BuildMode> mode;        // --dev / --release
   bool trust_source_dir = false;
   bool host_version = false;
   bool help = false;

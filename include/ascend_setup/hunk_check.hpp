@@ -53,7 +53,8 @@ struct HunkResult {
 
 // Every hunk of `file` against `content` (nullopt: the file does not exist;
 // then a patch that does not create it fails with one result naming no hunk).
-std::vector<HunkResult> check_hunks(const DiffFile& file, const std::optional<std::string>& content);
+std::vector<HunkResult> check_hunks(const DiffFile& file,
+                                    const std::optional<std::string>& content);
 
 // Only the hunks that do not apply (already-applied ones included).
 std::vector<HunkResult> failing_hunks(const DiffFile& file,

@@ -22,8 +22,8 @@ struct SourceImport {
 };
 
 struct SetupPySource {
-  std::map<std::string, SymbolInfo> names;                             // module level
-  std::map<std::string, std::map<std::string, SymbolInfo>> members;    // class -> members
+  std::map<std::string, SymbolInfo> names;                           // module level
+  std::map<std::string, std::map<std::string, SymbolInfo>> members;  // class -> members
   std::optional<std::string> version;  // the leading string literal of the version variable
   std::vector<SourceImport> imports;   // unconditional top-level imports, in order
 };

@@ -22,7 +22,7 @@ std::optional<std::string> captured_upstream_version(const Profile& profile,
 
 // A mismatch is a warning in a dev build; in a release build it throws
 // Error(upstream_mismatch) unless `allow` (--allow-version-mismatch).
-void check_upstream_version(const Profile& profile, const pybind11::module_& module,
-                            BuildMode mode, bool allow);
+void check_upstream_version(const Profile& profile, const pybind11::module_& module, BuildMode mode,
+                            bool allow);
 
 }  // namespace ascend_setup

@@ -119,11 +119,11 @@ TEST_F(DoctorTest, NewerUpstreamSetupPyStandInAllFindingsInOneRun) {
     kinds.insert(finding["group"].get<std::string>() + "/" + finding["kind"].get<std::string>() +
                  "/" + finding["subject"].get<std::string>());
   }
-  EXPECT_EQ(kinds, (std::set<std::string>{"patch points/missing/get_llvm_package_info",
-                                          "patch points/missing/Package",
-                                          "patch points/missing-parameter/add_links.external_only",
-                                          "imports/failing-import/nanobind",
-                                          "version/upstream-version/TRITON_VERSION"}))
+  EXPECT_EQ(kinds,
+            (std::set<std::string>{
+                "patch points/missing/get_llvm_package_info", "patch points/missing/Package",
+                "patch points/missing-parameter/add_links.external_only",
+                "imports/failing-import/nanobind", "version/upstream-version/TRITON_VERSION"}))
       << json.out;
 }
 
@@ -153,7 +153,8 @@ TEST_F(DoctorTest, StaleAndAppliedHunksAgainstCommittedContentLocalEditsApart) {
        "m.def(\"add\", [](long a, long b) { return a + b; });");
   // Someone committed the patched semantic.py.
   edit("python/triton/language/semantic.py", "    return (value, dtype)\n",
-       "    # Ascend: casts keep the NPU dtype table in sync.\n    return (value, dtype, \"npu\")\n");
+       "    # Ascend: casts keep the NPU dtype table in sync.\n    return (value, dtype, "
+       "\"npu\")\n");
   commit("upstream moved");
   // An uncommitted edit overlapping a hunk.
   edit("bin/triton-opt.cpp", "  return 0;", "  return 1;");
@@ -161,13 +162,15 @@ TEST_F(DoctorTest, StaleAndAppliedHunksAgainstCommittedContentLocalEditsApart) {
   EXPECT_EQ(result.exit_code, code::doctor_findings) << result.err;
   const std::string& out = result.out;
   EXPECT_TRUE(has(out, "patches:\n")) << out;
-  EXPECT_TRUE(has(out, "stale-hunk: triton-ascend-3.6.0.patch: python/src/ir.cc @@ -8,4 +8,6 @@: "
-                       "line 10 has \"  m.def(\"add\", [](long a, long b) { return a + b; });\", "
-                       "the patch expects \"  m.def(\"add\", [](int a, int b) { return a + b; "
-                       "});\" (committed content)"))
+  EXPECT_TRUE(has(out,
+                  "stale-hunk: triton-ascend-3.6.0.patch: python/src/ir.cc @@ -8,4 +8,6 @@: "
+                  "line 10 has \"  m.def(\"add\", [](long a, long b) { return a + b; });\", "
+                  "the patch expects \"  m.def(\"add\", [](int a, int b) { return a + b; "
+                  "});\" (committed content)"))
       << out;
-  EXPECT_TRUE(has(out, "already-applied: triton-ascend-3.6.0.patch: "
-                       "python/triton/language/semantic.py @@ -7,7 +7,8 @@: already applied"))
+  EXPECT_TRUE(has(out,
+                  "already-applied: triton-ascend-3.6.0.patch: "
+                  "python/triton/language/semantic.py @@ -7,7 +7,8 @@: already applied"))
       << out;
   EXPECT_TRUE(has(out, "local-edit: bin/triton-opt.cpp has uncommitted edits")) << out;
 }
@@ -177,8 +180,9 @@ TEST_F(DoctorTest, CmakeSwitchTheTreeNoLongerKnows) {
        "option(TRITON_BUILD_TD");
   const ProcessResult result = host({"--doctor"});
   EXPECT_EQ(result.exit_code, code::doctor_findings);
-  EXPECT_TRUE(has(result.out, "cmake:\n  unknown-switch: third_party/ascend/CMakeLists.txt no "
-                              "longer mentions TRITON_BUILD_DISTRIBUTED"))
+  EXPECT_TRUE(has(result.out,
+                  "cmake:\n  unknown-switch: third_party/ascend/CMakeLists.txt no "
+                  "longer mentions TRITON_BUILD_DISTRIBUTED"))
       << result.out;
 }
 
@@ -200,7 +204,8 @@ TEST_F(DoctorTest, RenameIsAProfileEditAlias) {
   EXPECT_EQ(result.exit_code, code::upstream_mismatch) << result.err;
   EXPECT_TRUE(has(result.err, "get_entry_points")) << result.err;
 
-  std::string profile = read_file(fs::path(EXAMPLE_TREE) / "../../patches/triton-ascend-3.6.0.toml");
+  std::string profile =
+      read_file(fs::path(EXAMPLE_TREE) / "../../patches/triton-ascend-3.6.0.toml");
   profile = replaced(profile, "{ id = \"get_entry_points\", kind = \"function\" }",
                      "{ id = \"get_entry_points\", kind = \"function\", aliases = "
                      "[\"entry_points_of_backends\"] }");
@@ -215,8 +220,9 @@ TEST_F(DoctorTest, OlderUpstreamVersionStopsAReleaseBuildWarnsADevBuild) {
   edit("setup.py", "TRITON_VERSION = \"3.6.0\"", "TRITON_VERSION = \"3.4.0\"");
   ProcessResult result = host({"--release", "--dump-kwargs"});
   EXPECT_EQ(result.exit_code, code::upstream_mismatch);
-  EXPECT_TRUE(has(result.err, "upstream's setup.py is version 3.4.0 (TRITON_VERSION), the profile "
-                              "triton-ascend-3.6.0 is for upstream 3.6.0"))
+  EXPECT_TRUE(has(result.err,
+                  "upstream's setup.py is version 3.4.0 (TRITON_VERSION), the profile "
+                  "triton-ascend-3.6.0 is for upstream 3.6.0"))
       << result.err;
   result = host({"--release", "--allow-version-mismatch", "--dump-kwargs"});
   EXPECT_EQ(result.exit_code, 0) << result.err;
@@ -231,8 +237,8 @@ TEST_F(DoctorTest, SetupPyUnderPythonDirIsFoundAndRunsThere) {
   write_file(tree / "python/setup.py",
              "import os\nfrom setuptools import setup\n"
              "setup(name='triton', version='3.2.0', description=os.getcwd())\n");
-  const ProcessResult result = run_host({"-C", tree.string(), "--dump-kwargs=captured"},
-                                        dir.path(), env);
+  const ProcessResult result =
+      run_host({"-C", tree.string(), "--dump-kwargs=captured"}, dir.path(), env);
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const auto kwargs = parse_json(result.out);
   EXPECT_EQ(kwargs["description"], fs::canonical(tree / "python").string());
@@ -249,11 +255,14 @@ TEST_F(DoctorTest, PatchThatNoLongerFitsUpstreamIsItsOwnErrorNamingEveryHunk) {
        {std::vector<std::string>{"--apply-patches"}, {"--force-patches", "--apply-patches"}}) {
     const ProcessResult result = host(args);
     EXPECT_EQ(result.exit_code, code::patch_stale) << result.err;
-    EXPECT_TRUE(has(result.err, "no longer fit upstream's committed files (2 hunks)")) << result.err;
-    EXPECT_TRUE(has(result.err, "triton-ascend-3.6.0.patch: python/src/ir.cc @@ -8,4 +8,6 @@: "
-                                "line 10 has"))
+    EXPECT_TRUE(has(result.err, "no longer fit upstream's committed files (2 hunks)"))
         << result.err;
-    EXPECT_TRUE(has(result.err, "bin/triton-opt.cpp @@ -3,6 +3,6 @@: line 5 has \"int main(void) {\""))
+    EXPECT_TRUE(has(result.err,
+                    "triton-ascend-3.6.0.patch: python/src/ir.cc @@ -8,4 +8,6 @@: "
+                    "line 10 has"))
+        << result.err;
+    EXPECT_TRUE(
+        has(result.err, "bin/triton-opt.cpp @@ -3,6 +3,6 @@: line 5 has \"int main(void) {\""))
         << result.err;
     EXPECT_EQ(read_file(tree / "python/triton/language/semantic.py"),
               read_file(fs::path(EXAMPLE_TREE) / "python/triton/language/semantic.py"));
