@@ -112,7 +112,7 @@ void override_build_wheel(const OverrideContext& context) {
       [base, module, add_links, profile, platform](py::object self) {
         module.attr(add_links.c_str())(py::arg("external_only") = true);
         base.attr("run")(self);
-        if (env_flag(profile->switches.manylinux)) {
+        if (env_on(EnvVar::manylinux, *profile)) {
           py::module_::import("sys").attr("stdout").attr("flush")();
           repair_wheel(*profile, platform,
                        fs::absolute(py::str(self.attr("dist_dir")).cast<std::string>()));

@@ -80,7 +80,7 @@ std::string expand(std::string text, const std::map<std::string, std::string>& v
 void configure_coverage(const Profile& profile) {
   py::object environ = py::module_::import("os").attr("environ");
   const auto& coverage = profile.coverage;
-  if (!env_switch(profile.switches.coverage)) {
+  if (!env_on(EnvVar::coverage, profile)) {
     std::vector<std::string> removed;
     for (const auto& key : environ.attr("keys")()) {
       const auto name = key.cast<std::string>();
@@ -126,12 +126,12 @@ void configure_coverage(const Profile& profile) {
 // The arguments the Ascend layer adds to upstream's configure call.
 std::vector<std::string> ascend_cmake_args(const Profile& profile) {
   std::vector<std::string> args;
-  if (const auto tag = get_env(profile.build.ir_tag_env); tag && !tag->empty()) {
+  if (const auto tag = env_value(EnvVar::ir_tag, &profile); tag && !tag->empty()) {
     args.push_back(profile.build.ir_tag_arg + "=" + *tag);
   }
   args.insert(args.end(), profile.build.cmake_args.begin(), profile.build.cmake_args.end());
   args.push_back(profile.build.distributed_arg + "=" +
-                 (env_flag(profile.switches.distributed, "OFF") ? "ON" : "OFF"));
+                 (env_on(EnvVar::distributed, profile) ? "ON" : "OFF"));
   return args;
 }
 

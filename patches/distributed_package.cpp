@@ -51,7 +51,7 @@ void override_distributed_package(const OverrideContext& context) {
   py::object update_symlink = context.upstream("update_symlink");
   auto profile = context.profile;
   const std::filesystem::path root = context.tree_root;
-  auto enabled = [profile] { return env_flag(profile->switches.distributed, "OFF"); };
+  auto enabled = [profile] { return env_on(EnvVar::distributed, *profile); };
 
   context.replace(
       "get_package_dirs",

@@ -22,8 +22,9 @@ void override_llvm_package_info(const OverrideContext& context) {
   py::cpp_function replacement(
       [original, package_type, profile, root, platform]() -> py::object {
         const Profile::Llvm& llvm = profile->llvm;
-        const LlvmChoice choice =
-            choose_llvm_package(llvm, platform, get_env(llvm.suffix_env).value_or(""), root);
+        const LlvmChoice choice = choose_llvm_package(
+            llvm, platform, env_value(EnvVar::llvm_system_suffix, profile.get()).value_or(""),
+            root);
         if (const auto* package = std::get_if<LlvmPackage>(&choice)) {
           return package_type("llvm", package->name, package->url, llvm.include_flag, llvm.lib_flag,
                               llvm.syspath_var, py::arg("sym_name") = package->sym_name);

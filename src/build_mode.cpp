@@ -2,22 +2,14 @@
 
 #include "ascend_setup/environment.hpp"
 #include "ascend_setup/source_repo.hpp"
+#include "ascend_setup/version.hpp"
 
 namespace ascend_setup {
 
-std::string_view to_string(BuildMode mode) { return mode == BuildMode::dev ? "dev" : "release"; }
+namespace {
 
-ModeChoice choose_build_mode(std::optional<BuildMode> forced, const Profile::Switches& switches,
-                             const std::filesystem::path& tree_root) {
-  if (forced) {
-    return {*forced, *forced == BuildMode::dev ? "--dev" : "--release"};
-  }
-  if (env_switch(switches.dev_mode)) {
-    return {BuildMode::dev, switches.dev_mode + " is set"};
-  }
-  if (env_switch(switches.release_mode)) {
-    return {BuildMode::release, switches.release_mode + " is set"};
-  }
+// The design text's rule (seed 4.3): the checkout and its branch decide.
+ModeChoice branch_rule(const std::filesystem::path& tree_root) {
   const auto repo = SourceRepo::open(tree_root);
   if (!repo) {
     return {BuildMode::release, "not a git checkout"};
@@ -30,6 +22,43 @@ ModeChoice choose_build_mode(std::optional<BuildMode> forced, const Profile::Swi
     return {BuildMode::release, "branch " + *branch};
   }
   return {BuildMode::dev, "branch " + *branch};
+}
+
+// The merged entry's rule: only the official manylinux build of a release
+// version without a suffix is a release build.
+ModeChoice manylinux_rule(const Profile& profile, const std::filesystem::path& tree_root) {
+  const std::string manylinux = profile.switches.manylinux;
+  if (!env_on(EnvVar::manylinux, profile)) {
+    return {BuildMode::dev, manylinux + " off"};
+  }
+  const std::string suffix = env_value(EnvVar::version_suffix, &profile).value_or("");
+  if (!suffix.empty()) {
+    return {BuildMode::dev, profile.version.suffix_env + " is '" + suffix + "'"};
+  }
+  const std::string version = version_text(profile, tree_root);
+  if (version.find("dev") != std::string::npos) {
+    return {BuildMode::dev, "version " + version + " is a dev version"};
+  }
+  return {BuildMode::release, manylinux + " on, no suffix, version " + version};
+}
+
+}  // namespace
+
+std::string_view to_string(BuildMode mode) { return mode == BuildMode::dev ? "dev" : "release"; }
+
+ModeChoice choose_build_mode(std::optional<BuildMode> forced, const Profile& profile,
+                             const std::filesystem::path& tree_root) {
+  if (forced) {
+    return {*forced, *forced == BuildMode::dev ? "--dev" : "--release"};
+  }
+  if (env_on(EnvVar::dev_mode, profile)) {
+    return {BuildMode::dev, profile.switches.dev_mode + " is set"};
+  }
+  if (env_on(EnvVar::release_mode, profile)) {
+    return {BuildMode::release, profile.switches.release_mode + " is set"};
+  }
+  return profile.mode_rule == Profile::ModeRule::manylinux ? manylinux_rule(profile, tree_root)
+                                                           : branch_rule(tree_root);
 }
 
 }  // namespace ascend_setup

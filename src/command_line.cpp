@@ -9,7 +9,7 @@ namespace ascend_setup {
 
 HostOptions parse_command_line(const std::vector<std::string>& argv) {
   HostOptions options;
-  options.log_level = get_env("ASCEND_SETUP_LOG_LEVEL").value_or("info");
+  options.log_level = env_value(EnvVar::log_level, nullptr).value_or("info");
 
   CLI::App app{
       "ascend-setup: the Ascend build entry of triton-ascend. Runs upstream's setup.py with "
@@ -43,6 +43,11 @@ HostOptions parse_command_line(const std::vector<std::string>& argv) {
                "Print setup()'s kwargs as JSON and run nothing: "
                "--dump-kwargs[=rewritten|captured|diff]")
       ->check(CLI::IsMember({"rewritten", "captured", "diff"}));
+  std::string list_env;
+  app.add_flag("--list-env{table}", list_env,
+               "Print every build-time environment variable (value, default, who set it, who "
+               "reads it) and run nothing: --list-env[=table|json]")
+      ->check(CLI::IsMember({"table", "json"}));
   std::string doctor;
   auto* doctor_flag =
       app.add_flag("--doctor{text}", doctor,
@@ -113,6 +118,9 @@ HostOptions parse_command_line(const std::vector<std::string>& argv) {
   } else if (dump == "diff") {
     options.dump = DumpMode::diff;
   }
+  options.list_env = list_env == "table"  ? ListEnv::table
+                     : list_env == "json" ? ListEnv::json
+                                          : ListEnv::none;
   options.doctor = doctor == "text"   ? DoctorMode::text
                    : doctor == "json" ? DoctorMode::json
                                       : DoctorMode::none;

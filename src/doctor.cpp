@@ -200,7 +200,7 @@ class Doctor {
     }
     // Local edits: a separate finding, for files whose patches fit upstream.
     try {
-      const ModeChoice mode = choose_build_mode(forced_mode_, profile_.switches, root_);
+      const ModeChoice mode = choose_build_mode(forced_mode_, profile_, root_);
       PatchEngine engine(root_, profile_, mode.mode, PatchEngine::default_state_dir(root_));
       for (const auto& [file, status] : engine.status().files) {
         if (status == FileStatus::locally_modified && unfit.count(file) == 0) {

@@ -85,7 +85,7 @@ std::filesystem::path find_on_path(const std::filesystem::path& name) {
   if (name.string().find('/') != std::string::npos) {
     return name;
   }
-  const std::string path = get_env("PATH").value_or("");
+  const std::string path = env_value(EnvVar::path, nullptr).value_or("");
   size_t start = 0;
   while (start <= path.size()) {
     const size_t end = std::min(path.find(':', start), path.size());
@@ -116,7 +116,7 @@ Interpreter choose_interpreter(const std::optional<std::filesystem::path>& expli
   if (explicit_python) {
     executable = find_on_path(*explicit_python);
     origin = "--python";
-  } else if (auto venv = get_env("VIRTUAL_ENV"); venv && !venv->empty()) {
+  } else if (auto venv = env_value(EnvVar::virtual_env, nullptr); venv && !venv->empty()) {
     executable = std::filesystem::path(*venv) / "bin" / "python";
     origin = "$VIRTUAL_ENV";
   } else {

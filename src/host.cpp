@@ -1,8 +1,10 @@
 #include "ascend_setup/host.hpp"
 
 #include "ascend_setup/captured_setup.hpp"
+#include "ascend_setup/distributed_sources.hpp"
 #include "ascend_setup/doctor.hpp"
 #include "ascend_setup/embedded_python.hpp"
+#include "ascend_setup/env_read_watch.hpp"
 #include "ascend_setup/environment.hpp"
 #include "ascend_setup/error.hpp"
 #include "ascend_setup/kwargs_json.hpp"
@@ -15,7 +17,9 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
+#include <set>
 
 namespace py = pybind11;
 
@@ -101,7 +105,7 @@ int run_setup_py(const HostOptions& options, const SourceTree& tree,
 
     phase = Phase::patching;
     check_upstream_version(*profile, captured.module,
-                           choose_build_mode(options.mode, profile->switches, tree.root).mode,
+                           choose_build_mode(options.mode, *profile, tree.root).mode,
                            options.allow_version_mismatch);
     const PlatformInfo platform = current_platform();
     apply_overrides({captured.module,
@@ -157,7 +161,7 @@ int run_patch_action(const HostOptions& options, const SourceTree& tree, const P
     patch_source_tree(tree.root, profile, options.mode, options.force_patches);
     return exit_code::ok;
   }
-  const ModeChoice mode = choose_build_mode(options.mode, profile.switches, tree.root);
+  const ModeChoice mode = choose_build_mode(options.mode, profile, tree.root);
   PatchEngine engine(tree.root, profile, mode.mode, PatchEngine::default_state_dir(tree.root));
   if (options.patch_action == PatchAction::restore) {
     const PatchOutcome outcome = engine.restore(options.force_patches);
@@ -184,24 +188,26 @@ int run_patch_action(const HostOptions& options, const SourceTree& tree, const P
   return status.patched_for_mode ? exit_code::ok : 1;
 }
 
-// Seed 4.8: with the distributed switch on, its submodule must be checked out
-// before setup.py is loaded (get_packages() walks it).
-void ensure_distributed_submodule(const SourceTree& tree, const Profile& profile) {
-  if (!env_flag(profile.switches.distributed, "OFF")) {
-    return;
+// --list-env: the registry for this tree, with what setup.py reads while it
+// loads found by watching it (setup() is captured, nothing is built).
+int list_environment_of(const HostOptions& options, const SourceTree& tree,
+                        const Profile& profile) {
+  std::set<std::string> read_by_setup_py;
+  try {
+    EnvReadWatch watch(tree.root);
+    capture_setup(tree.setup_py);
+    read_by_setup_py = watch.names();
+  } catch (py::error_already_set& error) {
+    return report_python_error(error, Phase::loading_setup_py);
   }
-  const auto repo = SourceRepo::open(tree.root);
-  if (!repo) {
-    if (std::filesystem::is_directory(tree.root / profile.distributed.package_root)) {
-      return;  // a source archive that ships the submodule's files
-    }
-    throw Error(profile.switches.distributed + " is on, but " + tree.root.string() +
-                " is not a git checkout and has no " + profile.distributed.submodule +
-                ": check the submodule out there (git submodule update --init " +
-                profile.distributed.submodule + ") or turn the switch off");
+  const std::vector<EnvEntry> entries = list_environment(profile, read_by_setup_py);
+  if (options.list_env == ListEnv::json) {
+    print_json(to_json(entries));
+  } else {
+    flush_python_streams();
+    std::cout << to_table(entries) << std::flush;
   }
-  repo->ensure_submodule(profile.distributed.submodule);
-  spdlog::debug("submodule {} is checked out", profile.distributed.submodule);
+  return exit_code::ok;
 }
 
 }  // namespace
@@ -215,8 +221,8 @@ int run_host(const HostOptions& options) {
   spdlog::debug("profile {} from {}", profile->name, profile->source);
 
   // Seed 4.2: the Ascend defaults; a value the user set wins.
-  for (const auto& name : apply_env_defaults(profile->env_defaults)) {
-    spdlog::debug("default {}={}", name, get_env(name).value_or(""));
+  for (const auto& name : prepare_environment(*profile)) {
+    spdlog::debug("default {}={}", name, std::getenv(name.c_str()));
   }
 
   if (options.patch_action != PatchAction::none) {
@@ -227,7 +233,12 @@ int run_host(const HostOptions& options) {
     EmbeddedPython python(interpreter, tree.script, {}, tree.run_dir);
     return run_doctor_command(options, tree, *profile);
   }
-  ensure_distributed_submodule(tree, *profile);
+  if (options.list_env != ListEnv::none) {
+    const Interpreter interpreter = choose_interpreter(options.python);
+    EmbeddedPython python(interpreter, tree.script, options.setup_args, tree.run_dir);
+    return list_environment_of(options, tree, *profile);
+  }
+  ensure_distributed_sources(tree.root, *profile);
 
   const Interpreter interpreter = choose_interpreter(options.python);
   EmbeddedPython python(interpreter, tree.script, options.setup_args, tree.run_dir);

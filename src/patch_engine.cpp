@@ -676,14 +676,14 @@ PatchStatus PatchEngine::status() {
 
 PatchOutcome patch_source_tree(const fs::path& tree_root, const Profile& profile,
                                std::optional<BuildMode> forced_mode, bool force) {
-  const ModeChoice mode = choose_build_mode(forced_mode, profile.switches, tree_root);
+  const ModeChoice mode = choose_build_mode(forced_mode, profile, tree_root);
   PatchEngine engine(tree_root, profile, mode.mode, PatchEngine::default_state_dir(tree_root));
   PatchOutcome outcome = engine.apply(force);
   if (outcome.written.empty()) {
-    spdlog::info("Ascend patches ({} build, {}): up to date, no file touched", to_string(mode.mode),
+    spdlog::info("Ascend patches ({} build: {}): up to date, no file touched", to_string(mode.mode),
                  mode.reason);
   } else {
-    spdlog::info("Ascend patches ({} build, {}): wrote {}", to_string(mode.mode), mode.reason,
+    spdlog::info("Ascend patches ({} build: {}): wrote {}", to_string(mode.mode), mode.reason,
                  join(outcome.written));
   }
   return outcome;

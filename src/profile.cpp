@@ -27,6 +27,22 @@ class TableReader {
     fail(node, key, "expected a string");
   }
 
+  // A string that must be one of `choices`.
+  std::string choice(const std::string& key, const std::vector<std::string>& choices) {
+    const toml::node& node = require(key);
+    const auto* value = node.as_string();
+    for (const std::string& allowed : choices) {
+      if (value != nullptr && value->get() == allowed) {
+        return allowed;
+      }
+    }
+    std::string expected;
+    for (const std::string& allowed : choices) {
+      expected += (expected.empty() ? "\"" : " or \"") + allowed + "\"";
+    }
+    fail(node, key, "expected " + expected);
+  }
+
   bool boolean(const std::string& key, bool fallback) {
     const toml::node* node = find(key);
     if (node == nullptr) {
@@ -244,10 +260,16 @@ Profile parse_profile(std::string_view text, const std::string& source) {
   environment.finish();
 
   TableReader switches = top.table("switches");
-  profile.switches = {switches.string("distributed"), switches.string("manylinux"),
-                      switches.string("coverage"), switches.string("dev_mode"),
-                      switches.string("release_mode")};
+  profile.switches = {switches.string("distributed"),  switches.string("manylinux"),
+                      switches.string("coverage"),     switches.string("dev_mode"),
+                      switches.string("release_mode"), switches.strings("distributed_aliases")};
   switches.finish();
+
+  TableReader mode = top.table("mode");
+  profile.mode_rule = mode.choice("rule", {"manylinux", "branch"}) == "manylinux"
+                          ? Profile::ModeRule::manylinux
+                          : Profile::ModeRule::branch;
+  mode.finish();
 
   TableReader backend = top.table("backend");
   profile.backend_name = backend.string("name");
@@ -312,7 +334,10 @@ Profile parse_profile(std::string_view text, const std::string& source) {
   wheel.finish();
 
   TableReader distributed = top.table("distributed");
-  profile.distributed.submodule = distributed.string("submodule");
+  profile.distributed.directory = distributed.string("directory");
+  profile.distributed.url = distributed.string("url");
+  profile.distributed.branch = distributed.string("branch");
+  profile.distributed.pin = distributed.string("pin");
   profile.distributed.package = distributed.string("package");
   profile.distributed.package_root = distributed.string("package_root");
   profile.distributed.package_data = distributed.strings("package_data");
@@ -340,6 +365,10 @@ Profile parse_profile(std::string_view text, const std::string& source) {
 
   if (profile.version.git_hash_length < 4 || profile.version.git_hash_length > 40) {
     throw Error(source + ": key 'version.git_hash_length': expected a number from 4 to 40");
+  }
+  if (profile.distributed.pin.size() != 40 ||
+      profile.distributed.pin.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    throw Error(source + ": key 'distributed.pin': expected a full commit id (40 hex digits)");
   }
   for (const auto& [arch, names] : profile.architectures) {
     if (profile.metadata.install_requires_by_arch.count(arch) == 0) {

@@ -30,7 +30,7 @@ py::dict rewrite_setup_kwargs(const py::dict& captured, const py::module_& modul
   // values in place and append new keys at the end.
   py::dict kwargs(captured);
 
-  kwargs["name"] = get_env(profile.metadata.name_env).value_or(profile.metadata.default_name);
+  kwargs["name"] = env_value(EnvVar::wheel_name, &profile).value_or(profile.metadata.default_name);
   kwargs["version"] = wheel_version(profile, tree_root);
   kwargs["url"] = profile.metadata.url;
 
@@ -63,7 +63,7 @@ py::dict rewrite_setup_kwargs(const py::dict& captured, const py::module_& modul
   kwargs["package_dir"] = py::dict(upstream_attr(profile, module, "get_package_dirs")());
   kwargs["entry_points"] = upstream_attr(profile, module, "get_entry_points")();
 
-  if (env_flag(profile.switches.distributed, "OFF")) {
+  if (env_on(EnvVar::distributed, profile)) {
     py::dict package_data;
     if (captured.contains("package_data") && !captured["package_data"].is_none()) {
       package_data = py::dict(captured["package_data"]);

@@ -57,7 +57,7 @@ std::optional<SourceRepo> SourceRepo::open(const std::filesystem::path& tree_roo
   return SourceRepo(repo);
 }
 
-std::optional<std::string> SourceRepo::head_short_id(int min_length) const {
+std::optional<std::string> SourceRepo::head_id() const {
   git_oid head;
   const int rc = git_reference_name_to_id(&head, repo_.get(), "HEAD");
   if (rc == GIT_ENOTFOUND || rc == GIT_EUNBORNBRANCH) {
@@ -68,6 +68,16 @@ std::optional<std::string> SourceRepo::head_short_id(int min_length) const {
   }
   char hex[GIT_OID_HEXSZ + 1] = {};
   git_oid_tostr(hex, sizeof hex, &head);
+  return std::string(hex);
+}
+
+std::optional<std::string> SourceRepo::head_short_id(int min_length) const {
+  const std::optional<std::string> hex = head_id();
+  if (!hex) {
+    return std::nullopt;
+  }
+  git_oid head;
+  git_oid_fromstr(&head, hex->c_str());
 
   git_odb* odb = nullptr;
   if (git_repository_odb(&odb, repo_.get()) != 0) {
@@ -78,10 +88,10 @@ std::optional<std::string> SourceRepo::head_short_id(int min_length) const {
   for (size_t length = static_cast<size_t>(min_length); length < GIT_OID_HEXSZ; ++length) {
     git_oid found;
     if (git_odb_exists_prefix(&found, odb, &head, length) != GIT_EAMBIGUOUS) {
-      return std::string(hex, length);
+      return hex->substr(0, length);
     }
   }
-  return std::string(hex);
+  return hex;
 }
 
 std::optional<std::string> SourceRepo::branch() const {
@@ -149,6 +159,126 @@ void SourceRepo::ensure_submodule(const std::string& path) const {
     const char* url = git_submodule_url(submodule);
     throw Error("cannot check out the submodule " + path + " from " + (url ? url : "?") + ": " +
                 last_git_error() + "; run `" + manual + "` by hand (needs its remote)");
+  }
+}
+
+}  // namespace ascend_setup
+
+namespace ascend_setup {
+
+namespace {
+
+template <typename T>
+using GitPtr = std::unique_ptr<T, void (*)(T*)>;
+
+git_oid parse_id(const std::string& id) {
+  git_oid oid;
+  if (git_oid_fromstr(&oid, id.c_str()) != 0) {
+    throw Error("'" + id + "' is not a commit id: " + last_git_error());
+  }
+  return oid;
+}
+
+}  // namespace
+
+bool SourceRepo::has_submodule(const std::string& path) const {
+  git_submodule* submodule = nullptr;
+  if (git_submodule_lookup(&submodule, repo_.get(), path.c_str()) != 0) {
+    return false;
+  }
+  git_submodule_free(submodule);
+  return true;
+}
+
+SourceRepo SourceRepo::clone(const std::string& url, const std::string& branch,
+                             const std::filesystem::path& directory) {
+  ensure_libgit2();
+  const std::filesystem::path staging =
+      directory.parent_path() /
+      ("." + directory.filename().string() + ".ascend-setup-clone-" + std::to_string(::getpid()));
+  std::error_code ignored;
+  std::filesystem::remove_all(staging, ignored);
+  git_clone_options options = GIT_CLONE_OPTIONS_INIT;
+  options.checkout_branch = branch.c_str();
+  git_repository* repo = nullptr;
+  if (git_clone(&repo, url.c_str(), staging.c_str(), &options) != 0) {
+    const std::string message = last_git_error();
+    std::filesystem::remove_all(staging, ignored);
+    throw Error(message);
+  }
+  git_repository_free(repo);
+  // An empty directory (a submodule's placeholder) makes way for the clone.
+  if (std::filesystem::is_directory(directory)) {
+    std::filesystem::remove(directory);
+  }
+  std::filesystem::rename(staging, directory);
+  auto opened = open(directory);
+  if (!opened) {
+    throw Error("the clone at " + directory.string() + " cannot be opened");
+  }
+  return std::move(*opened);
+}
+
+bool SourceRepo::has_commit(const std::string& id) const {
+  const git_oid oid = parse_id(id);
+  git_commit* commit = nullptr;
+  if (git_commit_lookup(&commit, repo_.get(), &oid) != 0) {
+    return false;
+  }
+  git_commit_free(commit);
+  return true;
+}
+
+void SourceRepo::fetch_origin() const {
+  git_remote* raw = nullptr;
+  if (git_remote_lookup(&raw, repo_.get(), "origin") != 0) {
+    throw Error("the clone has no remote 'origin': " + last_git_error());
+  }
+  GitPtr<git_remote> remote(raw, git_remote_free);
+  git_fetch_options options = GIT_FETCH_OPTIONS_INIT;
+  options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL;
+  if (git_remote_fetch(remote.get(), nullptr, &options, nullptr) != 0) {
+    const char* url = git_remote_url(remote.get());
+    throw Error("fetching from " + std::string(url ? url : "origin") +
+                " failed: " + last_git_error());
+  }
+}
+
+std::vector<std::string> SourceRepo::changed_files() const {
+  git_status_options options = GIT_STATUS_OPTIONS_INIT;
+  options.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
+  options.flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
+  git_status_list* raw = nullptr;
+  if (git_status_list_new(&raw, repo_.get(), &options) != 0) {
+    throw Error("cannot read the status of " + std::string(git_repository_workdir(repo_.get())) +
+                ": " + last_git_error());
+  }
+  GitPtr<git_status_list> list(raw, git_status_list_free);
+  std::vector<std::string> files;
+  for (size_t i = 0; i < git_status_list_entrycount(list.get()); ++i) {
+    const git_status_entry* entry = git_status_byindex(list.get(), i);
+    const git_diff_delta* delta =
+        entry->index_to_workdir != nullptr ? entry->index_to_workdir : entry->head_to_index;
+    if (entry->status != GIT_STATUS_CURRENT && delta != nullptr) {
+      files.emplace_back(delta->old_file.path);
+    }
+  }
+  return files;
+}
+
+void SourceRepo::checkout_detached(const std::string& id) const {
+  const git_oid oid = parse_id(id);
+  git_commit* raw = nullptr;
+  if (git_commit_lookup(&raw, repo_.get(), &oid) != 0) {
+    throw Error("commit " + id + " is not in the clone: " + last_git_error());
+  }
+  GitPtr<git_commit> commit(raw, git_commit_free);
+  git_checkout_options options = GIT_CHECKOUT_OPTIONS_INIT;
+  options.checkout_strategy = GIT_CHECKOUT_SAFE;
+  if (git_checkout_tree(repo_.get(), reinterpret_cast<const git_object*>(commit.get()), &options) !=
+          0 ||
+      git_repository_set_head_detached(repo_.get(), &oid) != 0) {
+    throw Error("cannot check out " + id + ": " + last_git_error());
   }
 }
 

@@ -25,13 +25,12 @@ std::string strip(const std::string& text) {
 bool is_pep440_version(std::string_view version) {
   // PEP 440's grammar, permissive spellings included (as packaging accepts them):
   // [N!]N(.N)*[{a|b|rc}N][.postN][.devN][+local]
-  static const std::regex pattern(
-      R"(^\s*v?(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)*)"
-      R"((?:[-_.]?(?:a|b|c|rc|alpha|beta|pre|preview)[-_.]?[0-9]*)?)"
-      R"((?:-[0-9]+|[-_.]?(?:post|rev|r)[-_.]?[0-9]*)?)"
-      R"((?:[-_.]?dev[-_.]?[0-9]*)?)"
-      R"((?:\+[a-z0-9]+(?:[-_.][a-z0-9]+)*)?\s*$)",
-      std::regex::icase | std::regex::ECMAScript);
+  static const std::regex pattern(R"(^\s*v?(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)*)"
+                                  R"((?:[-_.]?(?:a|b|c|rc|alpha|beta|pre|preview)[-_.]?[0-9]*)?)"
+                                  R"((?:-[0-9]+|[-_.]?(?:post|rev|r)[-_.]?[0-9]*)?)"
+                                  R"((?:[-_.]?dev[-_.]?[0-9]*)?)"
+                                  R"((?:\+[a-z0-9]+(?:[-_.][a-z0-9]+)*)?\s*$)",
+                                  std::regex::icase | std::regex::ECMAScript);
   return std::regex_match(version.begin(), version.end(), pattern);
 }
 
@@ -55,24 +54,27 @@ std::string compose_version(const std::string& base, const std::string& suffix,
   return base + suffix + git_part;
 }
 
+std::string version_text(const Profile& profile, const std::filesystem::path& tree_root) {
+  const auto text = read_text_file(tree_root / profile.version.file);
+  return text ? strip(*text) : profile.version.fallback;
+}
+
 std::string wheel_version(const Profile& profile, const std::filesystem::path& tree_root) {
   const Profile::Version& v = profile.version;
   std::string base;
   std::string base_origin;
-  if (auto value = get_env(v.override_env)) {
+  if (auto value = env_value(EnvVar::version_override, &profile)) {
     base = *value;
     base_origin = "$" + v.override_env;
-  } else if (auto text = read_text_file(tree_root / v.file)) {
-    base = strip(*text);
-    base_origin = (tree_root / v.file).string();
   } else {
-    base = v.fallback;
-    base_origin = "the profile's version.fallback";
+    base = version_text(profile, tree_root);
+    base_origin = std::filesystem::exists(tree_root / v.file) ? (tree_root / v.file).string()
+                                                              : "the profile's version.fallback";
   }
-  const std::string suffix = get_env(v.suffix_env).value_or("");
+  const std::string suffix = env_value(EnvVar::version_suffix, &profile).value_or("");
 
   std::optional<std::string> git_hash;
-  if (!env_flag(profile.switches.manylinux, "FALSE")) {
+  if (!env_on(EnvVar::manylinux, profile)) {
     if (auto repo = SourceRepo::open(tree_root)) {
       git_hash = repo->head_short_id(v.git_hash_length);
     }
@@ -80,9 +82,8 @@ std::string wheel_version(const Profile& profile, const std::filesystem::path& t
 
   const std::string version = compose_version(base, suffix, git_hash);
   if (!is_pep440_version(version)) {
-    const std::string culprit = suffix.empty()
-                                    ? base_origin + " ('" + base + "')"
-                                    : "$" + v.suffix_env + " ('" + suffix + "')";
+    const std::string culprit = suffix.empty() ? base_origin + " ('" + base + "')"
+                                               : "$" + v.suffix_env + " ('" + suffix + "')";
     throw Error("version '" + version + "' is not a valid PEP 440 version: fix " + culprit);
   }
   return version;

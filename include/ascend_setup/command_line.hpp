@@ -14,6 +14,9 @@ namespace ascend_setup {
 
 enum class DumpMode { none, rewritten, captured, diff };
 
+// --list-env[=table|json]: the build-time environment, nothing built.
+enum class ListEnv { none, table, json };
+
 // --doctor[=text|json]: report every reason the tree does not fit the profile.
 enum class DoctorMode { none, text, json };
 
@@ -27,6 +30,7 @@ struct HostOptions {
   std::optional<std::filesystem::path> python;
   std::string log_level = "info";
   DumpMode dump = DumpMode::none;
+  ListEnv list_env = ListEnv::none;
   PatchAction patch_action = PatchAction::none;
   bool force_patches = false;
   DoctorMode doctor = DoctorMode::none;

@@ -1,29 +1,89 @@
-// Process environment as upstream's setup.py sees it: setdefault-style
-// defaults, and the two ways of reading a boolean switch.
+// The build-time environment of the Ascend layer, in one registry: every
+// variable the layer reads or sets is a row of one table (name, default,
+// meaning, who reads it), and every read of the layer goes through it. Names
+// come from the profile (they are version-specific), so the table holds the
+// profile key a name is read from, not the name.
+//
+// A read of a variable that is not valid UTF-8 throws Error(exit_code::usage)
+// naming the variable; check_environment() does that for every row up front.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace ascend_setup {
 
+struct Profile;
+
 using EnvList = std::vector<std::pair<std::string, std::string>>;
 
-std::optional<std::string> get_env(const std::string& name);
+// The variables ascend-setup itself reads.
+enum class EnvVar {
+  log_level,           // ASCEND_SETUP_LOG_LEVEL
+  virtual_env,         // VIRTUAL_ENV
+  path,                // PATH
+  wheel_name,          // [metadata] name_env
+  version_override,    // [version] override_env
+  version_suffix,      // [version] suffix_env
+  manylinux,           // [switches] manylinux
+  distributed,         // [switches] distributed
+  coverage,            // [switches] coverage
+  dev_mode,            // [switches] dev_mode
+  release_mode,        // [switches] release_mode
+  llvm_system_suffix,  // [llvm] suffix_env
+  ir_tag,              // [build] ir_tag_env
+  cmake_args,          // [coverage] cmake_args_env (upstream's extra cmake arguments)
+};
+
+// The variable's name (from the profile; the tool's own need none).
+std::string env_name(EnvVar var, const Profile* profile);
+
+// Its value, nullopt when unset. Throws Error(usage) when not valid UTF-8.
+std::optional<std::string> env_value(EnvVar var, const Profile* profile);
+
+// A boolean variable read the way its readers read it: upstream's
+// check_env_flag (ON, 1, YES, TRUE, Y in any case) for the build switches, the
+// design text's 1/on/true for the dev/release and coverage switches; unset
+// means the row's default.
+bool env_on(EnvVar var, const Profile& profile);
+
+// Before anything else reads the environment: every variable of the registry
+// that is set must be valid UTF-8 (Error(usage) naming the first that is not);
+// a deprecated alias of the distributed switch is carried over to the new name
+// with a warning (the new name wins when both are set); then the profile's
+// defaults are set where the user set nothing. Returns the names it set.
+std::vector<std::string> prepare_environment(const Profile& profile);
+
+// setenv / unsetenv, remembered as set by ascend-setup for --list-env.
 void set_env(const std::string& name, const std::string& value);
 void unset_env(const std::string& name);
 
-// Sets each variable that is not already set (a value the user set wins,
-// even an empty one). Returns the names it set.
-std::vector<std::string> apply_env_defaults(const EnvList& defaults);
+// One row of --list-env.
+struct EnvEntry {
+  std::string name;
+  std::optional<std::string> value;  // nullopt: unset
+  std::optional<std::string> default_value;
+  std::string set_by;                // "user", "ascend-setup" or "unset"
+  std::vector<std::string> read_by;  // "ascend-setup" and/or "setup.py"
+  std::string description;
+};
 
-// Upstream's check_env_flag: the value (or `fallback` when unset), upper-cased,
-// is one of ON, 1, YES, TRUE, Y.
-bool env_flag(const std::string& name, const std::string& fallback = "");
+// Every variable of the registry for `profile` (the tool's own, the layer's,
+// the profile's defaults, the coverage variables, with coverage off too),
+// then those of `read_by_setup_py` (names upstream's setup.py read while it
+// loaded) that are not rows already; rows read by setup.py say so.
+std::vector<EnvEntry> list_environment(const Profile& profile,
+                                       const std::set<std::string>& read_by_setup_py);
 
-// The seed's dev/release switches: 1, on or true in any case.
-bool env_switch(const std::string& name);
+nlohmann::ordered_json to_json(const std::vector<EnvEntry>& entries);
+std::string to_table(const std::vector<EnvEntry>& entries);
+
+// True when `text` is valid UTF-8 (no overlong forms, no surrogates).
+bool is_valid_utf8(const std::string& text);
 
 }  // namespace ascend_setup

@@ -43,7 +43,12 @@ struct Profile {
 
   struct Switches {
     std::string distributed, manylinux, coverage, dev_mode, release_mode;
+    std::vector<std::string> distributed_aliases;  // older names, deprecated
   } switches;
+
+  // The rule that picks dev or release when no option or switch decides.
+  enum class ModeRule { manylinux, branch };
+  ModeRule mode_rule = ModeRule::manylinux;
 
   std::string backend_name;
 
@@ -87,7 +92,8 @@ struct Profile {
   } wheel;
 
   struct Distributed {
-    std::string submodule, package, package_root, link;
+    std::string directory, url, branch, pin;  // the clone of the distributed part
+    std::string package, package_root, link;
     std::vector<std::string> package_data;
   } distributed;
 

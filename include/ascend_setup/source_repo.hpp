@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 struct git_repository;
 
@@ -40,6 +41,33 @@ class SourceRepo {
   // its directory is empty, as `git submodule update --init <path>`. Throws
   // Error naming the path and that command when it cannot.
   void ensure_submodule(const std::string& path) const;
+
+  // True when a submodule is registered at `path` (in .gitmodules or the index).
+  bool has_submodule(const std::string& path) const;
+
+  // Clones `url` at `branch` into `directory` (absent or empty): the clone is
+  // made beside it under a temporary name and renamed into place, so a failed
+  // clone leaves nothing behind. Throws Error with libgit2's message.
+  static SourceRepo clone(const std::string& url, const std::string& branch,
+                          const std::filesystem::path& directory);
+
+  // HEAD's full id, nullopt when HEAD has no commit yet.
+  std::optional<std::string> head_id() const;
+
+  // True when the commit `id` (40 hex digits) is in the object database.
+  bool has_commit(const std::string& id) const;
+
+  // Fetches origin's branches and tags. Throws Error with origin's URL and
+  // libgit2's message when that fails.
+  void fetch_origin() const;
+
+  // Tracked files whose work tree or index content differs from HEAD
+  // (untracked files are not changes).
+  std::vector<std::string> changed_files() const;
+
+  // Checks the commit `id` out (safe: never overwrites a change) and detaches
+  // HEAD there; branches are not moved.
+  void checkout_detached(const std::string& id) const;
 
   // Lifts libgit2's repository ownership check for this process only.
   static void trust_all_owners();

@@ -21,6 +21,10 @@ bool is_pep440_version(std::string_view version);
 std::string compose_version(const std::string& base, const std::string& suffix,
                             const std::optional<std::string>& git_hash);
 
+// The version text of the tree: its version file, stripped, else the
+// profile's fallback (no environment override).
+std::string version_text(const Profile& profile, const std::filesystem::path& tree_root);
+
 // The version for `tree_root` under `profile`, read from the environment,
 // the version file and git. Throws Error naming the variable to fix when the
 // result is not PEP 440.

@@ -2,7 +2,7 @@
 // clang/lld (LLVM replaced by the stub directory through LLVM_SYSPATH; cmake
 // behind the recording stand-in): the CMake check's failures, coverage
 // tooling on and off, develop / egg_info / install / clean, and a wheel with
-// the distributed package from a local submodule.
+// the distributed package cloned from a local repository (its server stand-in).
 #include "ascend_setup/error.hpp"
 #include "ascend_setup/profile.hpp"
 #include "test_support.hpp"
@@ -85,7 +85,7 @@ TEST_F(BuildCommandsTest, FailingConfigureIsOneLineNamingTheCommand) {
   EXPECT_NE(result.err.find("ascend-setup: error: `cmake " + tree.string() + " -G Ninja "),
             std::string::npos)
       << result.err;
-  EXPECT_NE(result.err.find("-DTRITON_BUILD_DISTRIBUTED=OFF` exited with 2 while running setup() "
+  EXPECT_NE(result.err.find("-DTRITON_BUILD_TD=OFF` exited with 2 while running setup() "
                             "(its output is above)\n"),
             std::string::npos)
       << result.err;
@@ -134,7 +134,7 @@ TEST_F(BuildCommandsTest, TupleConfigureCallAndCheckCallRestoredInEveryCase_Scri
   const std::string configure = log.substr(log.find(tree.string()));
   const std::string configure_line = configure.substr(0, configure.find('\n'));
   const std::string injected =
-      " -DTRITON_BUILD_UT=OFF -DLLVM_MAJOR_VERSION_22_COMPATIBLE=ON -DTRITON_BUILD_DISTRIBUTED=OFF";
+      " -DTRITON_BUILD_UT=OFF -DLLVM_MAJOR_VERSION_22_COMPATIBLE=ON -DTRITON_BUILD_TD=OFF";
   EXPECT_TRUE(configure_line.ends_with(injected)) << configure_line;
   std::istringstream lines(log);
   int build_calls = 0;
@@ -218,6 +218,7 @@ TEST_F(BuildCommandsTest, EggInfoDevelopInstallCleanWorkThroughTheHost_StubLlvm)
   auto result = run_host({"egg_info"}, tree, env);
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const fs::path egg_info = tree / "python/triton_ascend.egg-info";
+  // setup() gets triton_ascend; setuptools 66 writes it with a dash, as for the merged entry.
   EXPECT_NE(read_file(egg_info / "PKG-INFO").find("Name: triton-ascend\n"), std::string::npos);
   EXPECT_EQ(read_file(egg_info / "entry_points.txt")
                 .rfind("[triton.backends]\nascend = triton.backends.ascend\n"
@@ -269,29 +270,23 @@ TEST_F(BuildCommandsTest, EggInfoDevelopInstallCleanWorkThroughTheHost_StubLlvm)
 }
 
 TEST_F(BuildCommandsTest, DistributedWheelCarriesTheWholeTritonDistPackage_StubLlvm) {
+  // The distributed part cloned by libgit2 from a local repository standing in
+  // for its server (the URL and the pin are profile values).
   const fs::path remote = dir.path() / "remote/Triton-distributed-ascend";
-  write_file(remote / "python/triton_dist/__init__.py", "");
-  write_file(remote / "python/triton_dist/__init__.pyi", "");
-  write_file(remote / "python/triton_dist/layers/__init__.py", "");
-  write_file(remote / "python/triton_dist/layers/nested/ops.py", "def op(): pass\n");
-  write_file(remote / "python/triton_dist/layers/nested/ops.pyi", "def op() -> None: ...\n");
-  write_file(remote / "python/triton_dist/layers/nested/README.txt", "not packaged\n");
-  make_git_repo(remote, dir.path());
+  const std::string pin = make_distributed_remote(remote, dir.path());
+  const fs::path profile =
+      write_profile(dir.path() / "profile.toml",
+                    {{"https://gitcode.com/Ascend/Triton-distributed-ascend.git", remote.string()},
+                     {"d2ac268c7ab4dc09865ed51638104ee1b97dc460", pin}});
   make_git_repo(tree, dir.path());
-  const std::string submodule = "third_party/ascend/Triton-distributed-ascend";
-  must_run({"git", "-c", "protocol.file.allow=always", "submodule", "add", "-q", remote.string(),
-            submodule},
-           tree, git_env(dir.path()));
-  must_run({"git", "commit", "-q", "-m", "distributed"}, tree, git_env(dir.path()));
-  const fs::path clone = dir.path() / "clone";
-  must_run({"git", "clone", "-q", tree.string(), clone.string()}, dir.path(), git_env(dir.path()));
+  const fs::path& clone = tree;
 
-  env["TRITON_BUILD_DISTRIBUTED"] = "ON";
-  const auto result = run_host({"bdist_wheel"}, clone, env);
+  env["TRITON_BUILD_TD"] = "ON";
+  const auto result = run_host({"--profile", profile.string(), "bdist_wheel"}, clone, env);
   ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
   const auto configures = configure_calls(cmake_log);
   ASSERT_EQ(configures.size(), 1u);
-  EXPECT_EQ(configures[0].args.back(), "-DTRITON_BUILD_DISTRIBUTED=ON");
+  EXPECT_EQ(configures[0].args.back(), "-DTRITON_BUILD_TD=ON");
 
   const auto wheels = files_in(clone / "dist", ".whl");
   ASSERT_EQ(wheels.size(), 1u);

@@ -176,13 +176,13 @@ TEST_F(DoctorTest, StaleAndAppliedHunksAgainstCommittedContentLocalEditsApart) {
 }
 
 TEST_F(DoctorTest, CmakeSwitchTheTreeNoLongerKnows) {
-  edit("third_party/ascend/CMakeLists.txt", "option(TRITON_BUILD_DISTRIBUTED",
-       "option(TRITON_BUILD_TD");
+  edit("third_party/ascend/CMakeLists.txt", "option(TRITON_BUILD_TD ",
+       "option(TRITON_BUILD_DIST ");
   const ProcessResult result = host({"--doctor"});
   EXPECT_EQ(result.exit_code, code::doctor_findings);
   EXPECT_TRUE(has(result.out,
                   "cmake:\n  unknown-switch: third_party/ascend/CMakeLists.txt no "
-                  "longer mentions TRITON_BUILD_DISTRIBUTED"))
+                  "longer mentions TRITON_BUILD_TD"))
       << result.out;
 }
 

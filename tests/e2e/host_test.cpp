@@ -41,7 +41,7 @@ class HostTest : public ::testing::Test {
 
 TEST_F(HostTest, DumpShowsTheAscendLayer) {
   const auto kwargs = dump();
-  EXPECT_EQ(kwargs["name"], "triton-ascend");
+  EXPECT_EQ(kwargs["name"], "triton_ascend");
   EXPECT_EQ(kwargs["version"], "3.6.0");  // not a git checkout: no hash
   EXPECT_EQ(kwargs["url"], "https://gitcode.com/Ascend/triton-ascend/");
   EXPECT_EQ(kwargs["long_description"], read_file(tree / "README.md"));
@@ -81,7 +81,7 @@ TEST_F(HostTest, DumpVersionCarriesTheGitHash) {
 
 TEST_F(HostTest, DumpCapturedIsUpstreamsAndDiffIsTheLayer) {
   const auto captured = dump("captured");
-  EXPECT_EQ(captured["name"], "triton-ascend");  // upstream reads $TRITON_WHEEL_NAME (our default)
+  EXPECT_EQ(captured["name"], "triton_ascend");  // upstream reads $TRITON_WHEEL_NAME (our default)
   EXPECT_EQ(captured["url"], "https://github.com/triton-lang/triton/");
   EXPECT_EQ(captured["entry_points"]["triton.backends"][0], "nvidia = triton.backends.nvidia");
   EXPECT_EQ(captured["cmdclass"]["build_ext"], "setup.CMakeBuild");
@@ -110,7 +110,7 @@ TEST_F(HostTest, DistributedPackageDataWhenSwitchedOn) {
              "");
   write_file(
       tree / "third_party/ascend/Triton-distributed-ascend/python/triton_dist/language/a/x.py", "");
-  env["TRITON_BUILD_DISTRIBUTED"] = "ON";
+  env["TRITON_BUILD_TD"] = "ON";  // not a checkout: the directory is used as it is
   const auto kwargs = dump();
   EXPECT_EQ(kwargs["package_data"]["triton_dist"],
             nlohmann::ordered_json::parse(R"(["*.py","*.pyi"])"));
@@ -127,7 +127,7 @@ TEST_F(HostTest, VersionNameAndUnknownCommandPassThrough) {
   EXPECT_EQ(version.exit_code, 0) << version.err;
   EXPECT_EQ(version.out, dump()["version"].get<std::string>() + "\n");
   const ProcessResult name = host({"--name"});
-  EXPECT_EQ(name.out, "triton-ascend\n");
+  EXPECT_EQ(name.out, "triton_ascend\n");
 
   const ProcessResult ours = host({"frobnicate"});
   const ProcessResult theirs = python_setup_py({"frobnicate"});
@@ -147,7 +147,7 @@ TEST_F(HostTest, SetupPyHelpAndOptionsPassThrough) {
   const ProcessResult after_dashes = host({"--", "--help"});
   EXPECT_TRUE(contains(after_dashes.out, "Common commands"));
   const ProcessResult quiet = host({"-q", "--name"});
-  EXPECT_EQ(quiet.out, "triton-ascend\n");
+  EXPECT_EQ(quiet.out, "triton_ascend\n");
 }
 
 TEST_F(HostTest, HostHelpAndVersion) {
@@ -166,7 +166,7 @@ TEST_F(HostTest, LogsGoToStderrOnly) {
   const ProcessResult result = host({"--dump-kwargs"});
   EXPECT_EQ(result.exit_code, 0);
   EXPECT_TRUE(contains(result.err, "ascend-setup: debug: "));
-  EXPECT_EQ(parse_json(result.out)["name"], "triton-ascend");
+  EXPECT_EQ(parse_json(result.out)["name"], "triton_ascend");
 }
 
 TEST_F(HostTest, VenvInterpreterIsWhatSetupPySees) {
@@ -278,7 +278,7 @@ TEST_F(HostTest, TreeWithoutSetupPy) {
 TEST_F(HostTest, SourceDirOptionRunsFromTheTreeRoot) {
   const ProcessResult result = run_host({"-C", tree.string(), "--name"}, dir.path(), env);
   EXPECT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(result.out, "triton-ascend\n");
+  EXPECT_EQ(result.out, "triton_ascend\n");
 }
 
 // A setuptools command from --command-packages (a global option passed
@@ -323,6 +323,6 @@ TEST_F(HostTest, BareInterpreterNameIsLookedUpOnPath) {
   env["PATH"] = python.parent_path().string() + ":/usr/bin:/bin";
   const ProcessResult result = host({"--python", python.filename().string(), "--name"});
   EXPECT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(result.out, "triton-ascend\n");
+  EXPECT_EQ(result.out, "triton_ascend\n");
   EXPECT_EQ(host({"--python", "no-such-python", "--name"}).exit_code, code::bad_input);
 }

@@ -1,7 +1,6 @@
-// The patch engine and the distributed submodule through the built binary:
-// --apply-patches, --patch-status, --restore-sources, --force-patches, the
-// no-process check when nothing changed, a checkout owned by another user,
-// and the submodule cloned by libgit2 from a local remote.
+// The patch engine through the built binary: --apply-patches,
+// --patch-status, --restore-sources, --force-patches, the no-process check
+// when nothing changed, a checkout owned by another user.
 #include "ascend_setup/error.hpp"
 #include "test_support.hpp"
 
@@ -34,7 +33,7 @@ class PatchCliTest : public ::testing::Test {
 TEST_F(PatchCliTest, StatusApplyRestoreRoundTrip) {
   auto status = host({"--patch-status"});
   EXPECT_EQ(status.exit_code, 1) << status.err;
-  EXPECT_NE(status.out.find("mode dev (branch main)\n"), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find("mode dev (IS_MANYLINUX off)\n"), std::string::npos) << status.out;
   EXPECT_NE(status.out.find("patch not-applied triton-ascend-3.6.0.patch\n"), std::string::npos);
   EXPECT_NE(status.out.find("file pristine python/src/ir.cc\n"), std::string::npos);
 
@@ -123,7 +122,8 @@ TEST_F(PatchCliTest, CheckoutOwnedByAnotherUserNeedsTrustAndNoConfigIsWritten) {
     GTEST_SKIP() << "needs root to give the checkout to another user";
   }
   must_run({"chown", "-R", "65534:65534", tree.string()}, dir.path());
-  const auto refused = host({"--apply-patches"});
+  // The version's +git<hash> needs the checkout.
+  const auto refused = host({"--dump-kwargs"});
   EXPECT_EQ(refused.exit_code, ascend_setup::exit_code::bad_input);
   EXPECT_NE(refused.err.find("owned by another user"), std::string::npos) << refused.err;
   EXPECT_NE(refused.err.find("--trust-source-dir"), std::string::npos) << refused.err;
@@ -144,8 +144,37 @@ TEST_F(PatchCliTest, SourceArchiveOwnedByAnotherUserNeedsNoTrust) {
   must_run({"chown", "-R", "65534:65534", tree.string()}, dir.path());
   const auto result = host({"--apply-patches"});
   EXPECT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_NE(result.err.find("(release build, not a git checkout)"), std::string::npos)
-      << result.err;
+  EXPECT_NE(result.err.find("(dev build: IS_MANYLINUX off)"), std::string::npos) << result.err;
+}
+
+// The merged entry's rule: the official manylinux build of 3.6.0 skips the dev
+// patch on any branch; a suffix or a dev version makes it a dev build again.
+TEST_F(PatchCliTest, ManylinuxReleaseBuildSkipsTheDevPatchOnAnyBranch) {
+  const fs::path autotuner = tree / "python/triton/runtime/autotuner.py";
+  const std::string pristine = read_file(autotuner);
+  env["IS_MANYLINUX"] = "1";
+  env["TRITON_WHEEL_VERSION_SUFFIX"] = std::nullopt;
+  auto status = host({"--patch-status"});
+  EXPECT_NE(status.out.find("mode release (IS_MANYLINUX on, no suffix, version 3.6.0)\n"),
+            std::string::npos)
+      << status.out;
+  const auto apply = host({"--apply-patches"});
+  ASSERT_EQ(apply.exit_code, 0) << apply.err;
+  EXPECT_NE(apply.err.find("(release build: IS_MANYLINUX on, no suffix, version 3.6.0)"),
+            std::string::npos)
+      << apply.err;
+  EXPECT_EQ(read_file(autotuner), pristine);
+  EXPECT_NE(read_file(tree / "python/src/ir.cc"),
+            read_file(fs::path(EXAMPLE_TREE) / "python/src/ir.cc"));
+
+  env["TRITON_WHEEL_VERSION_SUFFIX"] = "rc1";
+  status = host({"--patch-status"});
+  EXPECT_NE(status.out.find("mode dev (TRITON_WHEEL_VERSION_SUFFIX is 'rc1')\n"), std::string::npos)
+      << status.out;
+  env["TRITON_WHEEL_VERSION_SUFFIX"] = std::nullopt;
+  write_file(tree / "version.txt", "3.6.0.dev0\n");
+  ASSERT_EQ(host({"--apply-patches"}).exit_code, 0);
+  EXPECT_NE(read_file(autotuner), pristine);  // a dev version: the dev patch is in
 }
 
 TEST_F(PatchCliTest, ModeOptionsAreExclusive) {
@@ -153,82 +182,6 @@ TEST_F(PatchCliTest, ModeOptionsAreExclusive) {
   EXPECT_EQ(both.exit_code, ascend_setup::exit_code::usage) << both.err;
   const auto two = host({"--apply-patches", "--restore-sources"});
   EXPECT_EQ(two.exit_code, ascend_setup::exit_code::usage) << two.err;
-}
-
-// A superproject whose distributed submodule lives in a local repository.
-class DistributedSubmoduleTest : public PatchCliTest {
- protected:
-  void SetUp() override {
-    PatchCliTest::SetUp();
-    remote = dir.path() / "remote" / "Triton-distributed-ascend";
-    write_file(remote / "python/triton_dist/__init__.py", "");
-    write_file(remote / "python/triton_dist/layers/__init__.py", "");
-    write_file(remote / "python/triton_dist/layers/nested/ops.py", "def op(): pass\n");
-    write_file(remote / "python/triton_dist/layers/nested/ops.pyi", "def op() -> None: ...\n");
-    make_git_repo(remote, dir.path());
-    must_run({"git", "-c", "protocol.file.allow=always", "submodule", "add", "-q", remote.string(),
-              submodule},
-             tree, git_env(dir.path()));
-    must_run({"git", "commit", "-q", "-m", "distributed submodule"}, tree, git_env(dir.path()));
-    clone = dir.path() / "clone";
-    must_run({"git", "clone", "-q", tree.string(), clone.string()}, dir.path(),
-             git_env(dir.path()));
-  }
-  ascend_setup::ProcessResult host_in_clone(const std::vector<std::string>& args) {
-    return run_host(args, clone, env);
-  }
-
-  const std::string submodule = "third_party/ascend/Triton-distributed-ascend";
-  fs::path remote, clone;
-};
-
-TEST_F(DistributedSubmoduleTest, OnChecksTheSubmoduleOutWithLibgit2) {
-  ASSERT_TRUE(fs::is_empty(clone / submodule));
-  env["TRITON_BUILD_DISTRIBUTED"] = "ON";
-  // A git on PATH that records its calls: libgit2 must do the clone, not git.
-  const fs::path log = dir.path() / "git-calls.log";
-  env["PATH"] = path_with_recording_git(dir.path() / "bin", log);
-  const auto result = host_in_clone({"--dump-kwargs"});
-  ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_TRUE(fs::exists(clone / submodule / "python/triton_dist/layers/nested/ops.pyi"));
-  EXPECT_EQ(read_file(log).find("Triton-distributed-ascend"), std::string::npos) << read_file(log);
-  const auto kwargs = parse_json(result.out);
-  const auto& packages = kwargs["packages"];
-  for (const char* name : {"triton_dist", "triton_dist.layers", "triton_dist.layers.nested"}) {
-    EXPECT_NE(std::find(packages.begin(), packages.end(), name), packages.end()) << name;
-  }
-  // Already checked out: a second run leaves it alone.
-  EXPECT_EQ(host_in_clone({"--dump-kwargs"}).exit_code, 0);
-}
-
-TEST_F(DistributedSubmoduleTest, OffTouchesNothing) {
-  env["TRITON_BUILD_DISTRIBUTED"] = "OFF";
-  ASSERT_EQ(host_in_clone({"--dump-kwargs"}).exit_code, 0);
-  // (Upstream's own import-time `git submodule update --init ascend` may
-  // register it; git refuses its local-path clone, so it stays empty unless
-  // ascend-setup clones it.)
-  EXPECT_TRUE(fs::is_empty(clone / submodule));
-}
-
-TEST_F(DistributedSubmoduleTest, CloneFailureNamesThePathAndTheManualCommand) {
-  fs::rename(remote, dir.path() / "moved-away");  // the remote is unreachable
-  env["TRITON_BUILD_DISTRIBUTED"] = "ON";
-  const auto result = host_in_clone({"--dump-kwargs"});
-  EXPECT_EQ(result.exit_code, ascend_setup::exit_code::bad_input);
-  EXPECT_NE(result.err.find(submodule), std::string::npos) << result.err;
-  EXPECT_NE(result.err.find("git submodule update --init " + submodule), std::string::npos)
-      << result.err;
-  EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
-}
-
-TEST_F(PatchCliTest, DistributedOnWithoutRegisteredSubmoduleIsAClearError) {
-  env["TRITON_BUILD_DISTRIBUTED"] = "1";
-  const auto result = host({"--dump-kwargs"});
-  EXPECT_EQ(result.exit_code, ascend_setup::exit_code::bad_input);
-  EXPECT_NE(result.err.find("third_party/ascend/Triton-distributed-ascend is not registered in "
-                            ".gitmodules"),
-            std::string::npos)
-      << result.err;
 }
 
 }  // namespace

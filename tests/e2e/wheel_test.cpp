@@ -68,7 +68,7 @@ TEST(Wheel, BdistWheelInstallsImportsAndRebuildsNothingTwice_StubLlvm_RecordingC
   const std::vector<std::string> tail(args.end() - 4, args.end());
   EXPECT_EQ(tail, (std::vector<std::string>{
                       "-DTRITON_BUILD_UT=OFF", "-DASCENDNPU_IR_TAG=npuir-test-tag",
-                      "-DLLVM_MAJOR_VERSION_22_COMPATIBLE=ON", "-DTRITON_BUILD_DISTRIBUTED=OFF"}));
+                      "-DLLVM_MAJOR_VERSION_22_COMPATIBLE=ON", "-DTRITON_BUILD_TD=OFF"}));
   for (const auto& arg : tail) {
     EXPECT_EQ(std::count(args.begin(), args.end(), arg), 1) << arg;
   }

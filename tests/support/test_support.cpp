@@ -1,5 +1,6 @@
 #include "test_support.hpp"
 
+#include "ascend_setup/profile.hpp"
 #include "ascend_setup/text_file.hpp"
 
 #include <gtest/gtest.h>
@@ -43,6 +44,12 @@ fs::path copy_example_tree(const fs::path& dir) {
 }
 
 std::string must_run(const std::vector<std::string>& argv, const fs::path& cwd, const Env& env) {
+  // An empty cwd would run in the test's own directory (a checkout of this
+  // project, where a stray `git commit` does real harm).
+  if (cwd.empty() || !cwd.is_absolute()) {
+    ADD_FAILURE() << "must_run needs an absolute working directory, not '" << cwd.string() << "'";
+    return "";
+  }
   const ascend_setup::ProcessResult result = ascend_setup::run_process({argv, cwd, env, {}});
   std::string command;
   for (const auto& arg : argv) {
@@ -195,6 +202,32 @@ std::map<fs::path, long long> source_mtimes(const fs::path& tree) {
     }
   }
   return times;
+}
+
+fs::path write_profile(const fs::path& path,
+                       const std::vector<std::pair<std::string, std::string>>& replacements) {
+  std::string text(ascend_setup::builtin_profile_text());
+  for (const auto& [from, to] : replacements) {
+    const auto at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << "not in the built-in profile: " << from;
+    if (at != std::string::npos) {
+      text.replace(at, from.size(), to);
+    }
+  }
+  write_file(path, text);
+  return path;
+}
+
+std::string make_distributed_remote(const fs::path& dir, const fs::path& home) {
+  write_file(dir / "python/triton_dist/__init__.py", "");
+  write_file(dir / "python/triton_dist/__init__.pyi", "");
+  write_file(dir / "python/triton_dist/layers/__init__.py", "");
+  write_file(dir / "python/triton_dist/layers/nested/ops.py", "def op(): pass\n");
+  write_file(dir / "python/triton_dist/layers/nested/ops.pyi", "def op() -> None: ...\n");
+  write_file(dir / "python/triton_dist/layers/nested/README.txt", "not packaged\n");
+  const std::string head = make_git_repo(dir, home);
+  must_run({"git", "branch", "-q", "-M", "master"}, dir, git_env(home));
+  return head;
 }
 
 }  // namespace test_support

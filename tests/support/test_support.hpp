@@ -57,6 +57,16 @@ ascend_setup::ProcessResult run_host(const std::vector<std::string>& args, const
 
 nlohmann::ordered_json parse_json(const std::string& text);
 
+// Writes the built-in profile to `path` with each `from` text replaced by
+// its `to` (each must occur), for tests that point a profile value elsewhere.
+fs::path write_profile(const fs::path& path,
+                       const std::vector<std::pair<std::string, std::string>>& replacements);
+
+// A git repository at `dir` holding a triton_dist package (nested
+// subpackages, .pyi files): the distributed part's stand-in remote. Returns
+// HEAD's full id.
+std::string make_distributed_remote(const fs::path& dir, const fs::path& home);
+
 // PATH with `first` in front of this process's PATH.
 std::string path_with(const fs::path& first);
 

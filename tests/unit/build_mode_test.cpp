@@ -1,5 +1,6 @@
-// Seed 4.3's dev/release rules, with the branch read by libgit2 from real
-// git checkouts.
+// The dev/release rules: options and switches, then the profile's rule: the
+// merged entry's manylinux rule (the 3.6.0 default) or the design text's
+// branch rule (seed 4.3), with the branch read by libgit2 from real checkouts.
 #include "ascend_setup/build_mode.hpp"
 #include "ascend_setup/environment.hpp"
 #include "test_support.hpp"
@@ -11,23 +12,28 @@ using namespace test_support;
 
 namespace {
 
+const char* const kModeVariables[] = {"TRITON_DEV_MODE", "TRITON_RELEASE_MODE", "IS_MANYLINUX",
+                                      "TRITON_WHEEL_VERSION_SUFFIX"};
+
 class BuildModeTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    unset_env("TRITON_DEV_MODE");
-    unset_env("TRITON_RELEASE_MODE");
+    for (const char* name : kModeVariables) {
+      unset_env(name);
+    }
     tree = dir.path() / "tree";
     write_file(tree / "setup.py", "print('x')\n");
-    switches.dev_mode = "TRITON_DEV_MODE";
-    switches.release_mode = "TRITON_RELEASE_MODE";
+    profile.mode_rule = Profile::ModeRule::branch;
   }
   void TearDown() override {
-    unset_env("TRITON_DEV_MODE");
-    unset_env("TRITON_RELEASE_MODE");
+    for (const char* name : kModeVariables) {
+      unset_env(name);
+    }
   }
   BuildMode mode(std::optional<BuildMode> forced = std::nullopt) {
-    return choose_build_mode(forced, switches, tree).mode;
+    return choose_build_mode(forced, profile, tree).mode;
   }
+  std::string reason() { return choose_build_mode(std::nullopt, profile, tree).reason; }
   void git(const std::vector<std::string>& args) {
     std::vector<std::string> argv{"git"};
     argv.insert(argv.end(), args.begin(), args.end());
@@ -36,12 +42,12 @@ class BuildModeTest : public ::testing::Test {
 
   TempDir dir;
   fs::path tree;
-  Profile::Switches switches;
+  Profile profile = parse_profile(builtin_profile_text(), "built-in profile");
 };
 
 TEST_F(BuildModeTest, NotAGitCheckoutIsRelease) {
   EXPECT_EQ(mode(), BuildMode::release);
-  EXPECT_EQ(choose_build_mode(std::nullopt, switches, tree).reason, "not a git checkout");
+  EXPECT_EQ(reason(), "not a git checkout");
 }
 
 TEST_F(BuildModeTest, BranchDecides) {
@@ -60,7 +66,7 @@ TEST_F(BuildModeTest, DetachedHeadIsDev) {
   git({"checkout", "-q", "-b", "release-3.6.0"});
   git({"checkout", "-q", "--detach"});
   EXPECT_EQ(mode(), BuildMode::dev);
-  EXPECT_EQ(choose_build_mode(std::nullopt, switches, tree).reason, "detached HEAD");
+  EXPECT_EQ(reason(), "detached HEAD");
 }
 
 TEST_F(BuildModeTest, SwitchesWinOverTheCheckoutAndDevWinsOverRelease) {
@@ -82,6 +88,75 @@ TEST_F(BuildModeTest, HostOptionWinsOverEverything) {
   EXPECT_EQ(mode(BuildMode::release), BuildMode::release);
   unset_env("TRITON_DEV_MODE");
   EXPECT_EQ(mode(BuildMode::dev), BuildMode::dev);  // not a checkout, still dev
+}
+
+TEST_F(BuildModeTest, BuiltInProfileUsesTheMergedManylinuxRule) {
+  const Profile builtin = parse_profile(builtin_profile_text(), "built-in profile");
+  EXPECT_EQ(builtin.mode_rule, Profile::ModeRule::manylinux);
+}
+
+// The merged entry: release only for IS_MANYLINUX on + no suffix + a version
+// without "dev"; the branch plays no part (release* branches are dev too).
+TEST_F(BuildModeTest, ManylinuxRuleMatrix) {
+  profile.mode_rule = Profile::ModeRule::manylinux;
+  make_git_repo(tree, dir.path());
+  git({"checkout", "-q", "-b", "release/3.6.x"});
+  write_file(tree / "version.txt", "3.6.0\n");
+  struct Case {
+    const char* manylinux;  // nullptr: unset
+    const char* suffix;
+    const char* version;  // nullptr: no version.txt (the profile's fallback, a dev version)
+    BuildMode expected;
+    const char* reason;
+  };
+  const Case cases[] = {
+      {nullptr, nullptr, "3.6.0", BuildMode::dev, "IS_MANYLINUX off"},
+      {"0", nullptr, "3.6.0", BuildMode::dev, "IS_MANYLINUX off"},
+      {"1", nullptr, "3.6.0", BuildMode::release, "IS_MANYLINUX on, no suffix, version 3.6.0"},
+      {"y", "", "3.6.0", BuildMode::release, "IS_MANYLINUX on, no suffix, version 3.6.0"},
+      {"TRUE", "rc1", "3.6.0", BuildMode::dev, "TRITON_WHEEL_VERSION_SUFFIX is 'rc1'"},
+      {"ON", nullptr, "3.6.0.dev1", BuildMode::dev, "version 3.6.0.dev1 is a dev version"},
+      {"ON", nullptr, nullptr, BuildMode::dev, "version 3.6.0-dev is a dev version"},
+  };
+  for (const Case& c : cases) {
+    c.manylinux ? set_env("IS_MANYLINUX", c.manylinux) : unset_env("IS_MANYLINUX");
+    c.suffix ? set_env("TRITON_WHEEL_VERSION_SUFFIX", c.suffix)
+             : unset_env("TRITON_WHEEL_VERSION_SUFFIX");
+    if (c.version) {
+      write_file(tree / "version.txt", std::string(c.version) + "\n");
+    } else {
+      fs::remove(tree / "version.txt");
+    }
+    const ModeChoice choice = choose_build_mode(std::nullopt, profile, tree);
+    EXPECT_EQ(choice.mode, c.expected) << choice.reason;
+    EXPECT_EQ(choice.reason, c.reason);
+  }
+}
+
+TEST_F(BuildModeTest, ManylinuxRuleOnADetachedHeadAndOutsideACheckout) {
+  profile.mode_rule = Profile::ModeRule::manylinux;
+  write_file(tree / "version.txt", "3.6.0");
+  set_env("IS_MANYLINUX", "1");
+  EXPECT_EQ(mode(), BuildMode::release);  // a source archive
+  make_git_repo(tree, dir.path());
+  git({"checkout", "-q", "--detach"});
+  EXPECT_EQ(mode(), BuildMode::release);  // CI's detached HEAD
+  unset_env("IS_MANYLINUX");
+  EXPECT_EQ(mode(), BuildMode::dev);
+}
+
+TEST_F(BuildModeTest, SwitchesAndOptionsWinOverTheManylinuxRule) {
+  profile.mode_rule = Profile::ModeRule::manylinux;
+  write_file(tree / "version.txt", "3.6.0");
+  set_env("IS_MANYLINUX", "1");
+  set_env("TRITON_DEV_MODE", "on");
+  EXPECT_EQ(mode(), BuildMode::dev);
+  EXPECT_EQ(reason(), "TRITON_DEV_MODE is set");
+  unset_env("TRITON_DEV_MODE");
+  unset_env("IS_MANYLINUX");
+  set_env("TRITON_RELEASE_MODE", "1");
+  EXPECT_EQ(mode(), BuildMode::release);
+  EXPECT_EQ(mode(BuildMode::dev), BuildMode::dev);
 }
 
 }  // namespace

@@ -33,9 +33,18 @@ TEST(Profile, BuiltInHoldsTheLayerConstants) {
   const Profile p = parse_profile(builtin_profile_text(), "built-in profile");
   EXPECT_EQ(p.backend_name, "ascend");
   ASSERT_EQ(p.env_defaults.size(), 6u);
-  EXPECT_EQ(p.env_defaults[3], (std::pair<std::string, std::string>{"TRITON_WHEEL_NAME",
-                                                                     "triton-ascend"}));
-  EXPECT_EQ(p.switches.distributed, "TRITON_BUILD_DISTRIBUTED");
+  EXPECT_EQ(p.env_defaults[3],
+            (std::pair<std::string, std::string>{"TRITON_WHEEL_NAME", "triton_ascend"}));
+  EXPECT_EQ(p.env_defaults[4], (std::pair<std::string, std::string>{"TRITON_BUILD_TD", "OFF"}));
+  EXPECT_EQ(p.switches.distributed, "TRITON_BUILD_TD");
+  EXPECT_EQ(p.switches.distributed_aliases, std::vector<std::string>{"TRITON_BUILD_DISTRIBUTED"});
+  EXPECT_EQ(p.build.distributed_arg, "-DTRITON_BUILD_TD");
+  EXPECT_EQ(p.metadata.default_name, "triton_ascend");
+  EXPECT_EQ(p.mode_rule, Profile::ModeRule::manylinux);
+  EXPECT_EQ(p.distributed.directory, "third_party/ascend/Triton-distributed-ascend");
+  EXPECT_EQ(p.distributed.url, "https://gitcode.com/Ascend/Triton-distributed-ascend.git");
+  EXPECT_EQ(p.distributed.branch, "master");
+  EXPECT_EQ(p.distributed.pin, "d2ac268c7ab4dc09865ed51638104ee1b97dc460");
   EXPECT_EQ(p.metadata.install_requires.size(), 11u);
   EXPECT_EQ(p.metadata.install_requires_by_arch.at("arm").size(), 1u);
   EXPECT_EQ(p.llvm.no_patch_hash, "00000000");
@@ -61,12 +70,25 @@ TEST(Profile, MissingAndUnknownKeysAreErrors) {
   EXPECT_NE(error_of(replace(builtin(), "url = \"https://gitcode", "urll = \"https://gitcode"))
                 .find("'metadata.url'"),
             std::string::npos);
-  EXPECT_NE(error_of(replace(builtin(), "[backend]\n", "[backend]\nnmae = \"x\"\n"))
-                .find("unknown key"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(replace(builtin(), "[backend]\n", "[backend]\nnmae = \"x\"\n")).find("unknown key"),
+      std::string::npos);
   EXPECT_NE(error_of(replace(builtin(), "arm = [\"triton", "armv9 = [\"triton"))
                 .find("no entry for architecture 'arm'"),
             std::string::npos);
+}
+
+TEST(Profile, ModeRuleAndPinAreChecked) {
+  const std::string rule = error_of(replace(builtin(), "rule = \"manylinux\"", "rule = \"tag\""));
+  EXPECT_NE(rule.find("key 'mode.rule': expected \"manylinux\" or \"branch\""), std::string::npos)
+      << rule;
+  EXPECT_TRUE(std::regex_search(rule, std::regex(R"(^p\.toml:\d+: )"))) << rule;
+  const Profile branch =
+      parse_profile(replace(builtin(), "rule = \"manylinux\"", "rule = \"branch\""), "p.toml");
+  EXPECT_EQ(branch.mode_rule, Profile::ModeRule::branch);
+  EXPECT_NE(
+      error_of(replace(builtin(), "pin = \"d2ac268c", "pin = \"master")).find("'distributed.pin'"),
+      std::string::npos);
 }
 
 TEST(Profile, ArchitectureAliases) {

@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""Compares ascend-setup with the merged Python entry (setup_ascend.py) on a
+real triton-ascend checkout, in every combination of IS_MANYLINUX,
+TRITON_WHEEL_VERSION_SUFFIX and TRITON_BUILD_TD that triton-ascend's CI uses:
+the kwargs setup() would get, and the files the source patches leave.
+
+  scripts/compare-with-merged-entry.py TREE [--ascend-setup BIN]
+
+TREE must hold setup_ascend.py (the merged entry). Nothing in TREE is changed:
+each run works on copies under a temporary directory (`git clone` of TREE for
+the checkout case, the files alone for the source-archive case). With
+TRITON_BUILD_TD on, the distributed part's server is out of reach offline and
+the merged entry pins a commit only the real server has, so the kwargs of
+those combinations are taken from a source archive with a stand-in
+triton_dist package (both entries use the directory as it is there); the
+patches are always compared on checkouts (the merged entry cannot patch a
+source archive: it runs `git checkout --`). What ascend-setup does on purpose
+beyond the merged entry is reported, not counted: the EggInfo command
+(entry_points.txt in setup()'s order), the README's content type, package_data
+for every triton_dist subpackage (setuptools applies an entry to its own
+package only, so the merged wheel drops nested .pyi files), and a valid
+version where the merged entry's is not PEP 440 (a "+" suffix on a +git one:
+ascend-setup follows upstream's rule). Prints one line per combination and
+exits 1 when anything else differs.
+"""
+import argparse
+import itertools
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# Runs setup_ascend.py's main() with setuptools.setup replaced by a printer of
+# its kwargs in ascend-setup's --dump-kwargs JSON shape.
+MERGED_DUMP = r"""
+import json, runpy, sys, setuptools
+
+def shape(value):
+    if isinstance(value, type):
+        module = "setup" if value.__module__ == "setup_triton" else value.__module__
+        return module + "." + value.__qualname__
+    if isinstance(value, dict):
+        return {str(k): shape(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [shape(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    out = {"__class__": shape(type(value))}
+    out.update({k: shape(v) for k, v in vars(value).items()})
+    return out
+
+def dump(**kwargs):
+    print("@@KWARGS@@" + json.dumps(shape(kwargs)))
+    sys.exit(0)
+
+setuptools.setup = dump
+sys.argv = ["setup_ascend.py", "--name"]
+runpy.run_path("setup_ascend.py", run_name="__main__")
+"""
+
+MERGED_PATCH = r"""
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("setup_ascend_entry", "setup_ascend.py")
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+module._apply_triton_ascend_patch()
+"""
+
+
+def run(argv, cwd, env):
+    return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True)
+
+
+# ascend-setup's own additions to the merged entry's kwargs.
+ADDITIONS = {("cmdclass", "egg_info"): "setup.EggInfo",
+             ("long_description_content_type",): "text/markdown"}
+
+
+def normalise(kwargs, tree):
+    """Paths of the copy become TREE; a command class is named by its own name
+    (the merged entry defines its subclasses inside a function)."""
+    kwargs = json.loads(json.dumps(kwargs, sort_keys=True).replace(tree, "TREE"))
+    commands = kwargs.get("cmdclass") or {}
+    for key, value in commands.items():
+        commands[key] = value.rsplit(".", 1)[-1]
+    return kwargs
+
+
+def drop_additions(merged, ours):
+    """Removes ADDITIONS from `ours` where `merged` has the upstream value."""
+    noted = []
+    for path, value in ADDITIONS.items():
+        holder = ours
+        for key in path[:-1]:
+            holder = holder.get(key, {})
+        if holder.get(path[-1]) == value.rsplit(".", 1)[-1] or holder.get(path[-1]) == value:
+            source = merged
+            for key in path[:-1]:
+                source = source.get(key, {})
+            if source.get(path[-1]) != holder.get(path[-1]):
+                noted.append(".".join(path))
+                if path[-1] in source:
+                    holder[path[-1]] = source[path[-1]]
+                else:
+                    del holder[path[-1]]
+    data = ours.get("package_data") or {}
+    nested = [name for name in data if name.startswith("triton_dist.")]
+    if nested and "triton_dist." not in json.dumps(merged.get("package_data")):
+        noted.append("package_data of %d triton_dist subpackages" % len(nested))
+        for name in nested:
+            del data[name]
+    if merged.get("version", "").count("+") > 1 and ours.get("version", "").count("+") == 1:
+        noted.append("a PEP 440 version (merged: %s)" % merged["version"])
+        ours["version"] = merged["version"]
+    return noted
+
+
+def make_copy(source, dest, archive, distributed):
+    if archive:
+        files = subprocess.run(["git", "ls-files", "-z"], cwd=source, capture_output=True,
+                               check=True).stdout.split(b"\0")
+        for name in filter(None, files):
+            path = os.path.join(source, name.decode())
+            if os.path.isfile(path):
+                target = os.path.join(dest, name.decode())
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                shutil.copy2(path, target)
+    else:
+        subprocess.run(["git", "clone", "-q", "--no-checkout", source, dest], check=True)
+        subprocess.run(["git", "-C", dest, "checkout", "-q", "HEAD", "--", "."],
+                       check=False, capture_output=True)
+        subprocess.run(["git", "-C", dest, "reset", "-q"], check=True)
+    if distributed:
+        root = os.path.join(dest, "third_party/ascend/Triton-distributed-ascend/python/triton_dist")
+        for sub in ("", "layers", "layers/nested"):
+            os.makedirs(os.path.join(root, sub), exist_ok=True)
+            open(os.path.join(root, sub, "__init__.py"), "w").close()
+        open(os.path.join(root, "layers/nested/ops.pyi"), "w").close()
+
+
+def patched_files(tree):
+    files = {}
+    for base in ("CMakeLists.txt", "bin", "include", "lib", "python"):
+        top = os.path.join(tree, base)
+        walk = [(tree, [], [base])] if os.path.isfile(top) else os.walk(top)
+        for dirpath, _, names in walk:
+            if "__pycache__" in dirpath or "/build" in dirpath[len(tree):]:
+                continue
+            for name in names:
+                path = os.path.join(dirpath, name)
+                if os.path.isfile(path) and not os.path.islink(path):
+                    with open(path, "rb") as handle:
+                        files[os.path.relpath(path, tree)] = handle.read()
+    return files
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("tree")
+    parser.add_argument("--ascend-setup", default=os.path.join(HERE, "..", "build", "ascend-setup"))
+    args = parser.parse_args()
+    tree = os.path.abspath(args.tree)
+    binary = os.path.abspath(args.ascend_setup)
+    base_env = {k: v for k, v in os.environ.items()
+                if not k.startswith(("TRITON_", "IS_MANYLINUX", "ASCEND_SETUP"))}
+    base_env.update({"LLVM_SYSPATH": "/nonexistent-llvm", "TRITON_OFFLINE_BUILD": "1"})
+    failures = 0
+    combos = itertools.product([None, "1"], [None, "rc1", "+ci7"], ["OFF", "ON"])
+    for manylinux, suffix, td in combos:
+        env = dict(base_env, TRITON_BUILD_TD=td)
+        if manylinux:
+            env["IS_MANYLINUX"] = manylinux
+        if suffix:
+            env["TRITON_WHEEL_VERSION_SUFFIX"] = suffix
+        archive = td == "ON"  # for the kwargs; patches always on checkouts
+        label = (f"IS_MANYLINUX={manylinux or '-'} SUFFIX={suffix or '-'} TD={td}"
+                 f" ({'source archive' if archive else 'git checkout'})")
+        with tempfile.TemporaryDirectory() as work:
+            merged, ours = os.path.join(work, "merged"), os.path.join(work, "ours")
+            for dest in (merged, ours):
+                make_copy(tree, dest, archive, td == "ON")
+            patch_merged_tree, patch_ours_tree = (os.path.join(work, "pm"), os.path.join(work, "po"))
+            for dest in (patch_merged_tree, patch_ours_tree):
+                make_copy(tree, dest, False, False)
+            merged_run = run([sys.executable, "-c", MERGED_DUMP], merged, env)
+            ours_run = run([binary, "--dump-kwargs"], ours, env)
+            if "@@KWARGS@@" not in merged_run.stdout or ours_run.returncode != 0:
+                print(f"{label}: could not run: merged rc {merged_run.returncode}\n"
+                      f"{merged_run.stderr[-2000:]}\nours rc {ours_run.returncode}\n"
+                      f"{ours_run.stderr[-2000:]}")
+                failures += 1
+                continue
+            merged_kwargs = normalise(
+                json.loads(merged_run.stdout.split("@@KWARGS@@", 1)[1].splitlines()[0]), merged)
+            ours_kwargs = normalise(json.loads(ours_run.stdout), ours)
+            additions = drop_additions(merged_kwargs, ours_kwargs)
+            differing = sorted(k for k in set(merged_kwargs) | set(ours_kwargs)
+                               if merged_kwargs.get(k) != ours_kwargs.get(k))
+
+            patch_merged = run([sys.executable, "-c", MERGED_PATCH], patch_merged_tree, env)
+            patch_ours = run([binary, "--apply-patches"], patch_ours_tree, env)
+            if patch_merged.returncode != 0 or patch_ours.returncode != 0:
+                print(f"{label}: patching failed: merged {patch_merged.stderr[-1500:]}"
+                      f" ours {patch_ours.stderr[-1500:]}")
+                failures += 1
+                continue
+            before = patched_files(tree)
+            merged_files = patched_files(patch_merged_tree)
+            ours_files = patched_files(patch_ours_tree)
+            file_diff = sorted(k for k in set(merged_files) | set(ours_files)
+                               if merged_files.get(k) != ours_files.get(k))
+            changed = sorted(k for k in ours_files if before.get(k) != ours_files[k])
+            mode = next((line for line in patch_ours.stderr.splitlines() if "build:" in line), "")
+            mode = mode.split("Ascend patches (")[-1].split("):")[0]
+            print(f"{label}: kwargs {'equal' if not differing else 'DIFFER in ' + ', '.join(differing)}"
+                  f" (version {ours_kwargs.get('version')}, {len(ours_kwargs.get('packages', []))}"
+                  f" packages; ascend-setup adds {', '.join(additions) or 'nothing'});"
+                  f" patched files {'equal' if not file_diff else 'DIFFER: ' + ', '.join(file_diff[:5])}"
+                  f" ({len(changed)} changed; {mode})")
+            for key in differing[:3]:
+                print(f"  {key}: merged {json.dumps(merged_kwargs.get(key))[:300]}")
+                print(f"  {key}: ours   {json.dumps(ours_kwargs.get(key))[:300]}")
+            failures += bool(differing or file_diff)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
