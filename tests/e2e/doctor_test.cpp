@@ -18,15 +18,6 @@ bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << "no '" << from << "'";
-  if (at != std::string::npos) {
-    text.replace(at, from.size(), to);
-  }
-  return text;
-}
-
 // Every file under `tree` (.git included) with its mtime and content.
 std::map<fs::path, std::pair<long long, std::string>> snapshot(const fs::path& tree) {
   std::map<fs::path, std::pair<long long, std::string>> files;
@@ -51,7 +42,7 @@ class DoctorTest : public ::testing::Test {
   }
   ProcessResult host(const std::vector<std::string>& args) { return run_host(args, tree, env); }
   void edit(const std::string& file, const std::string& from, const std::string& to) {
-    write_file(tree / file, replaced(read_file(tree / file), from, to));
+    write_file(tree / file, replace_once(read_file(tree / file), from, to));
   }
   void commit(const std::string& message) {
     must_run({"git", "commit", "-qam", message}, tree, git_env(dir.path()));
@@ -176,8 +167,7 @@ TEST_F(DoctorTest, StaleAndAppliedHunksAgainstCommittedContentLocalEditsApart) {
 }
 
 TEST_F(DoctorTest, CmakeSwitchTheTreeNoLongerKnows) {
-  edit("third_party/ascend/CMakeLists.txt", "option(TRITON_BUILD_TD ",
-       "option(TRITON_BUILD_DIST ");
+  edit("third_party/ascend/CMakeLists.txt", "option(TRITON_BUILD_TD ", "option(TRITON_BUILD_DIST ");
   const ProcessResult result = host({"--doctor"});
   EXPECT_EQ(result.exit_code, code::doctor_findings);
   EXPECT_TRUE(has(result.out,
@@ -204,12 +194,10 @@ TEST_F(DoctorTest, RenameIsAProfileEditAlias) {
   EXPECT_EQ(result.exit_code, code::upstream_mismatch) << result.err;
   EXPECT_TRUE(has(result.err, "get_entry_points")) << result.err;
 
-  std::string profile =
-      read_file(fs::path(EXAMPLE_TREE) / "../../patches/triton-ascend-3.6.0.toml");
-  profile = replaced(profile, "{ id = \"get_entry_points\", kind = \"function\" }",
-                     "{ id = \"get_entry_points\", kind = \"function\", aliases = "
-                     "[\"entry_points_of_backends\"] }");
-  write_file(tree / "ascend-setup.toml", profile);
+  write_profile(tree / "ascend-setup.toml",
+                {{"{ id = \"get_entry_points\", kind = \"function\" }",
+                  "{ id = \"get_entry_points\", kind = \"function\", aliases = "
+                  "[\"entry_points_of_backends\"] }"}});
   result = host({"--dump-kwargs"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(parse_json(result.out)["entry_points"]["triton.backends"][0],
