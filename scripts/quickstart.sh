@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's quick start: installs what is missing (Debian 12, as root),
 # builds ascend-setup, then either runs the main job on the bundled example
-# tree (`example`) or runs every test (`test`).
+# tree (`example`), runs every test (`test`), or runs the suite built with
+# ASan, UBSan and LSan in a second build directory (`sanitize`).
 set -euo pipefail
 
 mode=${1:-example}
@@ -45,8 +46,22 @@ case "$mode" in
   test)
     ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
     ;;
+  sanitize)
+    # Not yet in .ci/run: its cost and leak-freedom are still to be measured.
+    # The same suite built with ASan, UBSan and LSan, leak-free, minus the
+    # full wheel and CMake builds (their host code runs in the tests kept;
+    # under the sanitizers they would only add minutes). GCC 12 reports a
+    # false maybe-uninitialized inside <regex> when it instruments for ASan.
+    sanitized="$build-sanitized"
+    cmake -S "$root" -B "$sanitized" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -Wno-maybe-uninitialized" >&2
+    cmake --build "$sanitized" >&2
+    ASAN_OPTIONS=detect_leaks=1:verify_asan_link_order=0 UBSAN_OPTIONS=print_stacktrace=1 \
+      ctest --test-dir "$sanitized" --output-on-failure -j "$(nproc)" \
+      -E '^(WheelTest|IncrementalWheelTest|BuildCommandsTest)\.|Bdist|CmakeBuild|VenvInterpreter'
+    ;;
   *)
-    echo "usage: scripts/quickstart.sh [example|test]" >&2
+    echo "usage: scripts/quickstart.sh [example|test|sanitize]" >&2
     exit 2
     ;;
 esac

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include <memory>
+#include <utility>
 
 namespace py = pybind11;
 
@@ -74,12 +75,17 @@ CapturedSetup capture_setup(const std::filesystem::path& setup_py) {
     setuptools.attr("setup") = capture;
 
     py::module_ builtins = py::module_::import("builtins");
+    // As `python setup.py` runs it: `__main__` with __file__ and no spec, so
+    // that `if __name__ == "__main__"` holds and multiprocessing's spawn
+    // start method re-runs this file in its children as `__mp_main__`.
     module = py::reinterpret_borrow<py::module_>(
-        py::module_::import("types").attr("ModuleType")("setup"));
+        py::module_::import("types").attr("ModuleType")("__main__"));
     module.attr("__file__") = setup_py.string();
     module.attr("__builtins__") = builtins;
     module.attr("__cached__") = py::none();
-    py::module_::import("sys").attr("modules")["setup"] = module;
+    py::object modules = py::module_::import("sys").attr("modules");
+    modules["__main__"] = module;
+    modules["setup"] = module;
 
     // compile() honours a coding cookie or BOM, as `python setup.py` does;
     // no .pyc is written into the user's tree.
@@ -99,7 +105,11 @@ CapturedSetup capture_setup(const std::filesystem::path& setup_py) {
                     "whose last statement is setup(...)",
                 exit_code::upstream_mismatch);
   }
-  return {module, calls->kwargs, real_setup};
+  // The capturing function stays reachable from setup.py's globals; kwargs
+  // (whose cmdclass points back at those globals) must not stay in its C++
+  // closure, where Python's cycle collector cannot see the cycle: a leak.
+  py::dict kwargs = std::exchange(calls->kwargs, py::dict());
+  return {module, kwargs, real_setup};
 }
 
 }  // namespace ascend_setup

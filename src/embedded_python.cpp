@@ -4,6 +4,8 @@
 #include "ascend_setup/error.hpp"
 #include "ascend_setup/log.hpp"
 #include "ascend_setup/process.hpp"
+#include "ascend_setup/python_children.hpp"
+#include "ascend_setup/stop_signals.hpp"
 
 #include <pybind11/embed.h>
 #include <unistd.h>
@@ -99,6 +101,9 @@ std::filesystem::path find_on_path(const std::filesystem::path& name) {
   return name;
 }
 
+// A stop signal becomes Python's KeyboardInterrupt (async-signal-safe).
+void interrupt_python() { PyErr_SetInterrupt(); }
+
 void print_traceback(py::error_already_set& error) {
   py::object trace = error.trace() ? error.trace() : py::none();
   py::module_::import("traceback").attr("print_exception")(error.type(), error.value(), trace);
@@ -169,11 +174,26 @@ EmbeddedPython::EmbeddedPython(const Interpreter& interpreter, const std::filesy
   }
   py::module_::import("sys").attr("path").attr("insert")(0, path0.string());
   install_error_bridge();
+  // Every stop signal goes through our handler, which raises Python's
+  // KeyboardInterrupt through the SIGINT entry of Python's own table (Python
+  // leaves that entry empty when SIGINT had a handler at start-up).
+  py::module_ signal = py::module_::import("signal");
+  py::object sigint = signal.attr("SIGINT");
+  if (!signal.attr("getsignal")(sigint).is(signal.attr("SIG_IGN"))) {
+    signal.attr("signal")(sigint, signal.attr("default_int_handler"));
+  }
+  install_stop_signal_handlers();
+  set_stop_hook(interrupt_python);
+  track_python_children();
   spdlog::debug("embedded Python {} as {}", linked_python_version(),
                 interpreter.executable.string());
 }
 
-EmbeddedPython::~EmbeddedPython() { py::finalize_interpreter(); }
+EmbeddedPython::~EmbeddedPython() {
+  set_stop_hook(nullptr);
+  py::finalize_interpreter();
+  install_stop_signal_handlers();  // finalize puts SIGINT back to the default
+}
 
 std::string_view phase_name(Phase phase) {
   switch (phase) {
@@ -212,7 +232,7 @@ int report_python_error(py::error_already_set& error, Phase phase) {
     }
     flush_python_streams();
     spdlog::error("interrupted while {}", phase_name(phase));
-    return exit_code::interrupted;
+    return stopped_exit_code();
   }
   if (host_error_type != nullptr && error.matches(host_error_type)) {
     if (traceback_always) {

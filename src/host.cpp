@@ -7,7 +7,9 @@
 #include "ascend_setup/env_read_watch.hpp"
 #include "ascend_setup/environment.hpp"
 #include "ascend_setup/error.hpp"
+#include "ascend_setup/file_lock.hpp"
 #include "ascend_setup/kwargs_json.hpp"
+#include "ascend_setup/machine_output.hpp"
 #include "ascend_setup/patch_engine.hpp"
 #include "ascend_setup/setup_kwargs.hpp"
 #include "ascend_setup/source_repo.hpp"
@@ -19,7 +21,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <set>
+#include <sstream>
 
 namespace py = pybind11;
 
@@ -77,16 +81,16 @@ SourceTree enter_source_tree(const HostOptions& options) {
   return tree;
 }
 
-void print_json(const nlohmann::ordered_json& value) {
+void print_json(const MachineOutput& out, const nlohmann::ordered_json& value) {
   flush_python_streams();
-  std::cout << value.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
-            << std::endl;
+  out.write(value.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
 }
 
 // Seed 4.1 from "capture setup()" on; every Python object lives in here, so
 // that none outlives the interpreter.
 int run_setup_py(const HostOptions& options, const SourceTree& tree,
-                 const std::shared_ptr<const Profile>& profile) {
+                 const std::shared_ptr<const Profile>& profile,
+                 const std::optional<MachineOutput>& out) {
   Phase phase = Phase::loading_setup_py;
   try {
     const auto started = std::chrono::steady_clock::now();
@@ -97,7 +101,7 @@ int run_setup_py(const HostOptions& options, const SourceTree& tree,
     CapturedSetup captured = capture_setup(tree.setup_py);
     spdlog::debug("setup.py executed ({:.1f} ms)", elapsed_ms());
     if (options.dump == DumpMode::captured) {
-      print_json(to_json(captured.kwargs));
+      print_json(*out, to_json(captured.kwargs));
       return exit_code::ok;
     }
     const nlohmann::ordered_json captured_json =
@@ -120,15 +124,18 @@ int run_setup_py(const HostOptions& options, const SourceTree& tree,
         rewrite_setup_kwargs(captured.kwargs, captured.module, *profile, tree.root, platform);
     spdlog::debug("overrides applied, kwargs rewritten ({:.1f} ms)", elapsed_ms());
     if (options.dump == DumpMode::rewritten) {
-      print_json(to_json(kwargs));
+      print_json(*out, to_json(kwargs));
       return exit_code::ok;
     }
     if (options.dump == DumpMode::diff) {
-      print_json(kwargs_diff(captured_json, to_json(kwargs)));
+      print_json(*out, kwargs_diff(captured_json, to_json(kwargs)));
       return exit_code::ok;
     }
 
     phase = Phase::calling_setup;
+    // One run builds in a tree's build directory at a time.
+    const FileLock build_lock(tree.root / "build" / "ascend-setup" / "build.lock",
+                              "building in " + (tree.root / "build").string());
     captured.real_setup(**kwargs);
     flush_python_streams();
     return exit_code::ok;
@@ -138,19 +145,21 @@ int run_setup_py(const HostOptions& options, const SourceTree& tree,
 }
 
 // --doctor: every finding on stdout, nothing written.
-int run_doctor_command(const HostOptions& options, const SourceTree& tree, const Profile& profile) {
+int run_doctor_command(const HostOptions& options, const SourceTree& tree, const Profile& profile,
+                       const MachineOutput& out) {
   DoctorReport report;
   try {
     report = run_doctor(tree.root, tree.setup_py, profile, options.mode);
   } catch (py::error_already_set& error) {
     return report_python_error(error, Phase::loading_setup_py);
   }
-  flush_python_streams();
   if (options.doctor == DoctorMode::json) {
-    print_json(doctor_json(report));
+    print_json(out, doctor_json(report));
   } else {
-    print_doctor_text(report, std::cout);
-    std::cout.flush();
+    flush_python_streams();
+    std::ostringstream text;
+    print_doctor_text(report, text);
+    out.write(text.str());
   }
   return report.healthy() ? exit_code::ok : exit_code::doctor_findings;
 }
@@ -173,25 +182,27 @@ int run_patch_action(const HostOptions& options, const SourceTree& tree, const P
     }
     return exit_code::ok;
   }
+  const MachineOutput out;
   const PatchStatus status = engine.status();
-  std::cout << "mode " << to_string(mode.mode) << " (" << mode.reason << ")\n";
+  std::ostringstream text;
+  text << "mode " << to_string(mode.mode) << " (" << mode.reason << ")\n";
   for (const auto& patch : status.patches) {
     const char* state = !patch.applied ? "not-applied"
                         : patch.wanted ? "applied"
                                        : "applied-unwanted";
-    std::cout << "patch " << state << " " << patch.name << "\n";
+    text << "patch " << state << " " << patch.name << "\n";
   }
   for (const auto& [file, file_status] : status.files) {
-    std::cout << "file " << to_string(file_status) << " " << file << "\n";
+    text << "file " << to_string(file_status) << " " << file << "\n";
   }
-  std::cout.flush();
+  out.write(text.str());
   return status.patched_for_mode ? exit_code::ok : 1;
 }
 
 // --list-env: the registry for this tree, with what setup.py reads while it
 // loads found by watching it (setup() is captured, nothing is built).
-int list_environment_of(const HostOptions& options, const SourceTree& tree,
-                        const Profile& profile) {
+int list_environment_of(const HostOptions& options, const SourceTree& tree, const Profile& profile,
+                        const MachineOutput& out) {
   std::set<std::string> read_by_setup_py;
   try {
     EnvReadWatch watch(tree.root);
@@ -202,10 +213,10 @@ int list_environment_of(const HostOptions& options, const SourceTree& tree,
   }
   const std::vector<EnvEntry> entries = list_environment(profile, read_by_setup_py);
   if (options.list_env == ListEnv::json) {
-    print_json(to_json(entries));
+    print_json(out, to_json(entries));
   } else {
     flush_python_streams();
-    std::cout << to_table(entries) << std::flush;
+    out.write(to_table(entries));
   }
   return exit_code::ok;
 }
@@ -217,6 +228,7 @@ int run_host(const HostOptions& options) {
     SourceRepo::trust_all_owners();
   }
   const SourceTree tree = enter_source_tree(options);
+  recover_interrupted_patching(tree.root);  // a killed run's journal, before anything else
   auto profile = std::make_shared<const Profile>(select_profile(options.profile, tree.root));
   spdlog::debug("profile {} from {}", profile->name, profile->source);
 
@@ -230,19 +242,25 @@ int run_host(const HostOptions& options) {
   }
   if (options.doctor != DoctorMode::none) {
     const Interpreter interpreter = choose_interpreter(options.python);
+    const MachineOutput out;  // before Python starts: setup.py's prints go to stderr
     EmbeddedPython python(interpreter, tree.script, {}, tree.run_dir);
-    return run_doctor_command(options, tree, *profile);
+    return run_doctor_command(options, tree, *profile, out);
   }
   if (options.list_env != ListEnv::none) {
     const Interpreter interpreter = choose_interpreter(options.python);
+    const MachineOutput out;  // before Python starts: setup.py's prints go to stderr
     EmbeddedPython python(interpreter, tree.script, options.setup_args, tree.run_dir);
-    return list_environment_of(options, tree, *profile);
+    return list_environment_of(options, tree, *profile, out);
   }
   ensure_distributed_sources(tree.root, *profile);
 
   const Interpreter interpreter = choose_interpreter(options.python);
+  std::optional<MachineOutput> out;
+  if (options.dump != DumpMode::none) {
+    out.emplace();  // before Python starts: setup.py's prints go to stderr
+  }
   EmbeddedPython python(interpreter, tree.script, options.setup_args, tree.run_dir);
-  return run_setup_py(options, tree, profile);
+  return run_setup_py(options, tree, profile, out);
 }
 
 }  // namespace ascend_setup

@@ -4,13 +4,16 @@
 #include "ascend_setup/error.hpp"
 #include "ascend_setup/host.hpp"
 #include "ascend_setup/log.hpp"
+#include "ascend_setup/stop_signals.hpp"
 
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
   using namespace ascend_setup;
-  init_logging();
   try {
     const HostOptions options = parse_command_line(std::vector<std::string>(argv, argv + argc));
     set_log_level(options.log_level);
@@ -35,4 +38,23 @@ int main(int argc, char** argv) {
     spdlog::error("internal error: {}", error.what());
     return exit_code::python_error;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace ascend_setup;
+  init_logging();
+  install_stop_signal_handlers();
+  const int code = run(argc, argv);
+  if (stop_signal() != 0) {
+    // Whatever the unwinding reported: nothing of the run keeps running,
+    // and the exit code tells which signal stopped it.
+    stop_children();
+    if (code != stopped_exit_code()) {
+      spdlog::error("interrupted by SIG{}: its children were stopped", sigabbrev_np(stop_signal()));
+    }
+    return stopped_exit_code();
+  }
+  return code;
 }

@@ -4,10 +4,15 @@
 
 #include "ascend_setup/digest.hpp"
 #include "ascend_setup/error.hpp"
-#include "ascend_setup/process.hpp"
+#include "ascend_setup/file_lock.hpp"
+#include "ascend_setup/git_apply.hpp"
+#include "ascend_setup/scratch_dir.hpp"
 #include "ascend_setup/source_repo.hpp"
 #include "ascend_setup/strings.hpp"
 #include "ascend_setup/text_file.hpp"
+#include "ascend_setup/tree_transaction.hpp"
+
+#include <sys/stat.h>
 
 #include <git2.h>
 #include <spdlog/spdlog.h>
@@ -17,7 +22,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
-#include <fstream>
 #include <map>
 #include <set>
 #include <utility>
@@ -30,69 +34,9 @@ namespace {
 
 constexpr int state_format = 1;
 
-// A directory under $TMPDIR removed with everything in it at scope exit.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string pattern = (fs::temp_directory_path() / "ascend-setup-patch-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      throw Error("cannot create a scratch directory under " + fs::temp_directory_path().string());
-    }
-    path_ = pattern;
-  }
-  ScratchDir(ScratchDir&& other) noexcept : path_(std::exchange(other.path_, {})) {}
-  ScratchDir& operator=(ScratchDir&&) = delete;
-  ~ScratchDir() {
-    std::error_code ec;
-    if (!path_.empty()) {
-      fs::remove_all(path_, ec);
-    }
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-void write_bytes(const fs::path& path, const std::string& bytes) {
-  fs::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out.flush()) {
-    throw Error("cannot write " + path.string());
-  }
-}
-
-// Replaces `target` with a copy of `source` (content and mode) in one rename.
-void replace_file(const fs::path& source, const fs::path& target) {
-  fs::create_directories(target.parent_path());
-  const fs::path temporary = target.string() + ".ascend-setup-tmp";
-  std::error_code ec;
-  fs::copy_file(source, temporary, fs::copy_options::overwrite_existing, ec);
-  if (!ec) {
-    fs::rename(temporary, target, ec);
-  }
-  if (ec) {
-    fs::remove(temporary, ec);
-    throw Error("cannot write " + target.string() + ": " + ec.message());
-  }
-}
-
 std::optional<std::string> file_sha256(const fs::path& path) {
   const auto bytes = read_text_file(path);
   return bytes ? std::optional(sha256_hex(*bytes)) : std::nullopt;
-}
-
-// A glob for `git apply --include` that matches exactly `path`.
-std::string exact_glob(const std::string& path) {
-  std::string glob;
-  for (char c : path) {
-    if (c == '*' || c == '?' || c == '[' || c == '\\') {
-      glob += '\\';
-    }
-    glob += c;
-  }
-  return glob;
 }
 
 std::string timestamp() {
@@ -174,55 +118,6 @@ struct PatchEngine::Patch {
     }
   }
 };
-
-namespace {
-
-struct GitApplyResult {
-  bool ok = false;
-  std::string err;
-};
-
-// `git apply` of `patch` (its text on stdin) in `scratch`, which is no git
-// checkout: git's offset search and all-or-nothing semantics, outside any
-// repository (the ceiling keeps git from finding the tree's own .git).
-GitApplyResult git_apply(const fs::path& scratch, const std::string& text, const fs::path& origin,
-                         bool reverse, bool check_only, const std::vector<std::string>& only) {
-  ProcessSpec spec;
-  spec.argv = {"git", "apply"};
-  if (reverse) {
-    spec.argv.emplace_back("--reverse");
-  }
-  if (check_only) {
-    spec.argv.emplace_back("--check");
-  }
-  for (const auto& file : only) {
-    spec.argv.push_back("--include=" + exact_glob(file));
-  }
-  spec.cwd = scratch;
-  spec.stdin_text = text;
-  spec.env_changes = {{"GIT_CEILING_DIRECTORIES", scratch.parent_path().string()},
-                      {"GIT_DIR", std::nullopt},
-                      {"GIT_WORK_TREE", std::nullopt},
-                      {"GIT_INDEX_FILE", std::nullopt},
-                      {"LC_ALL", "C"}};
-  ProcessResult result;
-  try {
-    result = run_process(spec);
-  } catch (const Error& error) {
-    throw Error(std::string(error.what()) + ": git is needed to apply the Ascend patches");
-  }
-  for (const char* sign : {"corrupt patch", "No valid patches", "patch fragment without header",
-                           "unrecognized input", "garbage"}) {
-    if (result.err.find(sign) != std::string::npos) {
-      const auto line_end = result.err.find('\n');
-      throw Error("malformed patch " + origin.string() + ": git apply says " +
-                  result.err.substr(0, line_end));
-    }
-  }
-  return {result.exit_code == 0, result.err};
-}
-
-}  // namespace
 
 // What the tree holds, worked out on copies: which patches are applied to
 // which file, the unpatched ("base") content, and the content for the wanted
@@ -475,7 +370,8 @@ void PatchEngine::report_troubled_files(const std::vector<std::string>& troubled
   }
 }
 
-PatchOutcome PatchEngine::reconcile(const std::vector<Patch>& wanted, bool force) {
+PatchOutcome PatchEngine::reconcile(const std::vector<Patch>& wanted, bool force,
+                                    TreeTransaction& transaction) {
   PatchOutcome outcome;
   Analysis analysis = analyse(wanted);
   const fs::path& scratch = analysis.scratch.path();
@@ -505,7 +401,7 @@ PatchOutcome PatchEngine::reconcile(const std::vector<Patch>& wanted, bool force
       if (!committed) {
         throw Error("--force-patches: " + file + " is not in the committed tree (HEAD)");
       }
-      write_bytes(scratch / file, *committed);
+      write_text_file(scratch / file, *committed);
       for (const auto& patch : wanted) {
         if (patch.touches(file) &&
             !git_apply(scratch, patch.text, patch.origin, false, false, {file}).ok) {
@@ -529,20 +425,19 @@ PatchOutcome PatchEngine::reconcile(const std::vector<Patch>& wanted, bool force
     }
   }
 
-  // Every hunk fitted: now, and only now, write what differs.
+  // Every hunk fitted: now, and only now, write what differs, all or nothing.
   for (const auto& file : analysis.files) {
     const auto want = read_text_file(scratch / file);
     const auto have = read_text_file(tree_root_ / file);
     if (want == have) {
       continue;
     }
-    if (want) {
-      replace_file(scratch / file, tree_root_ / file);
-    } else {
-      fs::remove(tree_root_ / file);
-    }
+    struct stat info {};
+    const bool made = want && ::stat((scratch / file).c_str(), &info) == 0;
+    transaction.stage(file, want, made ? info.st_mode & 07777 : 0644);
     outcome.written.push_back(file);
   }
+  transaction.write();
   return outcome;
 }
 
@@ -555,7 +450,7 @@ void PatchEngine::record_state(const std::vector<Patch>& wanted) const {
   state["files"] = nlohmann::json::array();
   std::set<std::string> seen;
   for (const auto& patch : wanted) {
-    write_bytes(state_dir_ / "applied" / patch.name, patch.text);
+    write_text_file(state_dir_ / "applied" / patch.name, patch.text);
     state["patches"].push_back({{"name", patch.name}, {"sha256", patch.sha256}});
     for (const auto& file : patch.files) {
       if (seen.insert(file).second) {
@@ -565,36 +460,68 @@ void PatchEngine::record_state(const std::vector<Patch>& wanted) const {
     }
   }
   const fs::path target = state_dir_ / "state.json";
-  write_bytes(target.string() + ".tmp", state.dump(2) + "\n");
+  write_text_file(target.string() + ".tmp", state.dump(2) + "\n");
   fs::rename(target.string() + ".tmp", target);
+}
+
+fs::path PatchEngine::journal_dir() const { return state_dir_ / "journal"; }
+
+// One run at a time patches a tree; what a killed one left is rolled back
+// first, under the lock.
+FileLock PatchEngine::lock_tree() const {
+  FileLock lock(state_dir_ / "tree.lock", "patching " + tree_root_.string());
+  TreeTransaction::recover(journal_dir());
+  return lock;
+}
+
+void recover_interrupted_patching(const fs::path& tree_root) {
+  const fs::path state_dir = PatchEngine::default_state_dir(tree_root);
+  if (fs::exists(state_dir / "journal" / "journal.json")) {
+    FileLock lock(state_dir / "tree.lock", "patching " + tree_root.string());
+    TreeTransaction::recover(state_dir / "journal");
+  }
 }
 
 PatchOutcome PatchEngine::apply(bool force) {
   std::vector<Patch> wanted = wanted_patches();
+  PatchOutcome up_to_date;
+  up_to_date.up_to_date = true;
+  if (!fs::exists(journal_dir() / "journal.json") && recorded_state_matches(wanted)) {
+    return up_to_date;
+  }
+  const FileLock lock = lock_tree();
   if (recorded_state_matches(wanted)) {
-    PatchOutcome outcome;
-    outcome.up_to_date = true;
-    return outcome;
+    return up_to_date;  // another run patched it while this one waited
   }
   for (auto& patch : wanted) {
     patch.parse_files();
   }
   // The record must be writable before the tree is touched.
   fs::create_directories(state_dir_ / "applied");
-  PatchOutcome outcome = reconcile(wanted, force);
+  TreeTransaction transaction(tree_root_, journal_dir());
+  PatchOutcome outcome = reconcile(wanted, force, transaction);
   record_state(wanted);
+  transaction.finish();
   return outcome;
 }
 
 PatchOutcome PatchEngine::restore(bool force) {
-  PatchOutcome outcome = reconcile({}, force);
+  const FileLock lock = lock_tree();
+  TreeTransaction transaction(tree_root_, journal_dir());
+  PatchOutcome outcome = reconcile({}, force, transaction);
   std::error_code ec;
   fs::remove(state_dir_ / "state.json", ec);
+  if (ec) {
+    throw Error("cannot remove the record " + (state_dir_ / "state.json").string() + ": " +
+                ec.message());
+  }
+  transaction.finish();
   fs::remove_all(state_dir_ / "applied", ec);
   return outcome;
 }
 
 PatchStatus PatchEngine::status() {
+  recover_interrupted_patching(tree_root_);
   std::vector<Patch> wanted = wanted_patches();
   for (auto& patch : wanted) {
     patch.parse_files();

@@ -1,6 +1,7 @@
 #include "ascend_setup/process.hpp"
 
 #include "ascend_setup/error.hpp"
+#include "ascend_setup/stop_signals.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -8,8 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <csignal>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 
 extern char** environ;
@@ -110,7 +111,10 @@ ProcessResult run_process(const ProcessSpec& spec) {
   sigaddset(&defaults, SIGINT);
   sigaddset(&defaults, SIGQUIT);
   posix_spawnattr_setsigdefault(&attributes, &defaults);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
+  // Its own process group, so that a stop signal reaches all it starts.
+  posix_spawnattr_setpgroup(&attributes, 0);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+  throw_if_stopped();
   pid_t pid = 0;
   const int rc = posix_spawnp(&pid, argv[0].c_str(), &actions, &attributes, argv_ptrs.data(),
                               envp_ptrs.data());
@@ -119,6 +123,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
   if (rc != 0) {
     throw Error("cannot run " + argv[0] + ": " + std::strerror(rc));
   }
+  register_child_group(pid);
   in.close_read();
   out.close_write();
   err.close_write();
@@ -141,8 +146,8 @@ ProcessResult run_process(const ProcessSpec& spec) {
     for (nfds_t i = 0; i < count; ++i) {
       if (fds[i].revents == 0) continue;
       if (fds[i].fd == in.write) {
-        const ssize_t n = ::write(in.write, spec.stdin_text.data() + written,
-                                  spec.stdin_text.size() - written);
+        const ssize_t n =
+            ::write(in.write, spec.stdin_text.data() + written, spec.stdin_text.size() - written);
         if (n <= 0 || (written += static_cast<size_t>(n)) == spec.stdin_text.size()) {
           in.close_write();
         }
@@ -162,6 +167,8 @@ ProcessResult run_process(const ProcessSpec& spec) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  forget_child_group(pid);
+  throw_if_stopped();
   if (WIFEXITED(status)) {
     result.exit_code = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {

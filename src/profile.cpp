@@ -54,12 +54,17 @@ class TableReader {
     fail(*node, key, "expected true or false");
   }
 
-  int integer(const std::string& key) {
+  // An integer within [minimum, maximum]: a length or a version can be neither
+  // negative nor huge.
+  int integer(const std::string& key, int minimum, int maximum) {
     const toml::node& node = require(key);
-    if (const auto* value = node.as_integer()) {
-      return static_cast<int>(value->get());
+    const auto* value = node.as_integer();
+    if (value == nullptr || value->get() < minimum || value->get() > maximum) {
+      fail(
+          node, key,
+          "expected an integer from " + std::to_string(minimum) + " to " + std::to_string(maximum));
     }
-    fail(node, key, "expected an integer");
+    return static_cast<int>(value->get());
   }
 
   std::vector<std::string> strings(const std::string& key) {
@@ -278,7 +283,7 @@ Profile parse_profile(std::string_view text, const std::string& source) {
   TableReader version = top.table("version");
   profile.version = {version.string("file"), version.string("fallback"),
                      version.string("override_env"), version.string("suffix_env"),
-                     version.integer("git_hash_length")};
+                     version.integer("git_hash_length", 1, 40)};
   version.finish();
 
   TableReader metadata = top.table("metadata");
@@ -296,11 +301,11 @@ Profile parse_profile(std::string_view text, const std::string& source) {
   TableReader llvm = top.table("llvm");
   Profile::Llvm& l = profile.llvm;
   l.hash_file = llvm.string("hash_file");
-  l.rev_length = llvm.integer("rev_length");
+  l.rev_length = llvm.integer("rev_length", 1, 40);
   l.patch_dir = llvm.string("patch_dir");
   l.patch_prefix = llvm.string("patch_prefix");
   l.patch_suffix = llvm.string("patch_suffix");
-  l.patch_hash_length = llvm.integer("patch_hash_length");
+  l.patch_hash_length = llvm.integer("patch_hash_length", 1, 64);
   l.no_patch_hash = llvm.string("no_patch_hash");
   l.name = llvm.string("name");
   l.sym_name = llvm.string("sym_name");
@@ -310,7 +315,7 @@ Profile parse_profile(std::string_view text, const std::string& source) {
   l.lib_flag = llvm.string("lib_flag");
   l.syspath_var = llvm.string("syspath_var");
   l.user_configured_name = llvm.string("user_configured_name");
-  l.ubuntu_min_glibc = llvm.integer("ubuntu_min_glibc");
+  l.ubuntu_min_glibc = llvm.integer("ubuntu_min_glibc", 100, 9999);
   llvm.finish();
 
   TableReader patches = top.table("patches");

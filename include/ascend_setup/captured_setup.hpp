@@ -10,12 +10,12 @@
 namespace ascend_setup {
 
 struct CapturedSetup {
-  pybind11::module_ module;  // registered as sys.modules["setup"]
+  pybind11::module_ module;  // named __main__, registered as sys.modules["__main__"] and ["setup"]
   pybind11::dict kwargs;     // the last setup() call's keyword arguments, in call order
   pybind11::object real_setup;
 };
 
-// Runs `setup_py` as module "setup" with __file__ set as `python setup.py`
+// Runs `setup_py` as module "__main__" with __file__ set as `python setup.py`
 // does; setuptools.setup is restored afterwards, also when setup.py raised.
 // Python errors propagate as error_already_set; setup() never being called
 // throws Error(upstream_mismatch); a second call logs a warning.

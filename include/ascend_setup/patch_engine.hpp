@@ -4,13 +4,17 @@
 // without touching a file that already has the right content.
 //
 // All work happens on copies in a scratch directory; the tree is written only
-// once every hunk of every patch applied there. What was applied (the patch
+// once every hunk of every patch applied there, as one TreeTransaction (a
+// journal under the state directory, rolled back on any failure, stop signal
+// or, by the next run, after a kill), holding the tree's lock (state
+// directory/tree.lock) so that concurrent runs take turns. What was applied (the patch
 // texts and the resulting files' hashes) is recorded under the state
 // directory, so that a run with nothing changed reads a few files and starts
 // no process, and so that a changed patch can be undone with its old text.
 #pragma once
 
 #include "ascend_setup/build_mode.hpp"
+#include "ascend_setup/file_lock.hpp"
 #include "ascend_setup/profile.hpp"
 
 #include <filesystem>
@@ -19,6 +23,8 @@
 #include <vector>
 
 namespace ascend_setup {
+
+class TreeTransaction;
 
 enum class FileStatus { pristine, patched, patched_by_older_patch, locally_modified, missing };
 
@@ -72,16 +78,24 @@ class PatchEngine {
   std::vector<Patch> recorded_patches() const;
   bool recorded_state_matches(const std::vector<Patch>& wanted) const;
   Analysis analyse(const std::vector<Patch>& wanted) const;
-  PatchOutcome reconcile(const std::vector<Patch>& wanted, bool force);
+  PatchOutcome reconcile(const std::vector<Patch>& wanted, bool force,
+                         TreeTransaction& transaction);
   void report_troubled_files(const std::vector<std::string>& troubled, const Analysis& analysis,
                              const std::vector<Patch>& wanted, bool force) const;
   void record_state(const std::vector<Patch>& wanted) const;
+  std::filesystem::path journal_dir() const;
+  FileLock lock_tree() const;
 
   std::filesystem::path tree_root_;
   const Profile& profile_;
   BuildMode mode_;
   std::filesystem::path state_dir_;
 };
+
+// A run stopped while it patched `tree_root` (SIGKILL, power loss) left a
+// journal: the files go back as they were, under the tree's lock. Nothing
+// happens (no file is created) when there is no journal.
+void recover_interrupted_patching(const std::filesystem::path& tree_root);
 
 // The patch step of a build (CMakeBuild.run()) and of --apply-patches: picks
 // the mode (seed 4.3), brings the tree to "patched for this mode" and logs

@@ -23,7 +23,9 @@ struct ProcessResult {
   std::string err;
 };
 
-// Throws Error when the program cannot be started at all.
+// The child runs in its own process group, registered for the stop signals
+// (stop_signals.hpp). Throws Error when the program cannot be started at all,
+// and the stop's Error when a stop signal came while it ran (after it ended).
 ProcessResult run_process(const ProcessSpec& spec);
 
 }  // namespace ascend_setup

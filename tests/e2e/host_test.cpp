@@ -57,11 +57,11 @@ TEST_F(HostTest, DumpShowsTheAscendLayer) {
             "third_party/ascend/language/cann");
   const auto& packages = kwargs["packages"];
   EXPECT_NE(std::find(packages.begin(), packages.end(), "triton.backends.ascend"), packages.end());
-  EXPECT_EQ(kwargs["cmdclass"]["build_ext"], "setup.CMakeBuild");
-  EXPECT_EQ(kwargs["cmdclass"]["bdist_wheel"], "setup.BuildWheel");
-  EXPECT_EQ(kwargs["cmdclass"]["sdist"], "setup.plugin_sdist");
-  EXPECT_EQ(kwargs["cmdclass"]["egg_info"], "setup.EggInfo");
-  EXPECT_EQ(kwargs["ext_modules"][0]["__class__"], "setup.CMakeExtension");
+  EXPECT_EQ(kwargs["cmdclass"]["build_ext"], "__main__.CMakeBuild");
+  EXPECT_EQ(kwargs["cmdclass"]["bdist_wheel"], "__main__.BuildWheel");
+  EXPECT_EQ(kwargs["cmdclass"]["sdist"], "__main__.plugin_sdist");
+  EXPECT_EQ(kwargs["cmdclass"]["egg_info"], "__main__.EggInfo");
+  EXPECT_EQ(kwargs["ext_modules"][0]["__class__"], "__main__.CMakeExtension");
   EXPECT_FALSE(kwargs.contains("package_data"));
   // Upstream's keys keep their order; the layer's new key comes last.
   std::vector<std::string> keys;
@@ -84,12 +84,12 @@ TEST_F(HostTest, DumpCapturedIsUpstreamsAndDiffIsTheLayer) {
   EXPECT_EQ(captured["name"], "triton_ascend");  // upstream reads $TRITON_WHEEL_NAME (our default)
   EXPECT_EQ(captured["url"], "https://github.com/triton-lang/triton/");
   EXPECT_EQ(captured["entry_points"]["triton.backends"][0], "nvidia = triton.backends.nvidia");
-  EXPECT_EQ(captured["cmdclass"]["build_ext"], "setup.CMakeBuild");
+  EXPECT_EQ(captured["cmdclass"]["build_ext"], "__main__.CMakeBuild");
 
   const auto diff = dump("diff");
   EXPECT_EQ(diff["url"]["captured"], "https://github.com/triton-lang/triton/");
   EXPECT_EQ(diff["url"]["rewritten"], "https://gitcode.com/Ascend/triton-ascend/");
-  EXPECT_EQ(diff["cmdclass"]["rewritten"]["bdist_wheel"], "setup.BuildWheel");
+  EXPECT_EQ(diff["cmdclass"]["rewritten"]["bdist_wheel"], "__main__.BuildWheel");
   EXPECT_EQ(diff["long_description_content_type"]["rewritten"], "text/markdown");
   EXPECT_FALSE(diff["long_description_content_type"].contains("captured"));
   EXPECT_FALSE(diff.contains("author"));

@@ -36,6 +36,9 @@ TEST_F(CapturedSetupTest, CapturesKwargsInOrderAndRestoresSetup) {
   EXPECT_EQ(captured.module.attr("FILE").cast<std::string>(), (dir.path() / "setup.py").string());
   py::object registered = py::module_::import("sys").attr("modules")["setup"];
   EXPECT_TRUE(registered.is(captured.module));
+  py::object main = py::module_::import("sys").attr("modules")["__main__"];
+  EXPECT_TRUE(main.is(captured.module));
+  EXPECT_EQ(captured.module.attr("__name__").cast<std::string>(), "__main__");
   EXPECT_FALSE(fs::exists(dir.path() / "__pycache__"));
 }
 
@@ -47,8 +50,9 @@ TEST_F(CapturedSetupTest, RealSetupIsBackAfterSetupPyRaised) {
 }
 
 TEST_F(CapturedSetupTest, LastOfTwoCallsWins) {
-  write_file(dir.path() / "setup.py",
-             "import setuptools\nsetuptools.setup(name='first')\nsetuptools.setup(name='second')\n");
+  write_file(
+      dir.path() / "setup.py",
+      "import setuptools\nsetuptools.setup(name='first')\nsetuptools.setup(name='second')\n");
   CapturedSetup captured = capture_setup(dir.path() / "setup.py");
   EXPECT_EQ(captured.kwargs["name"].cast<std::string>(), "second");
 }

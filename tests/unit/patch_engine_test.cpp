@@ -128,7 +128,15 @@ TEST_P(PatchEngineTest, AllOrNothingWhenOneHunkDoesNotFit) {
 TEST_P(PatchEngineTest, UnwritableRecordStopsBeforeTheTreeIsTouched) {
   write_file(tree / "build/ascend-setup/patches", "a file where the record directory goes");
   const auto before = mtimes();
-  EXPECT_THROW(engine(BuildMode::dev).apply(false), std::filesystem::filesystem_error);
+  try {
+    engine(BuildMode::dev).apply(false);
+    ADD_FAILURE() << "no error";
+  } catch (const ascend_setup::Error& error) {
+    // The system's own reason and the path, not a lost errno.
+    EXPECT_NE(std::string(error.what()).find("build/ascend-setup/patches: Not a directory"),
+              std::string::npos)
+        << error.what();
+  }
   EXPECT_EQ(mtimes(), before);
   EXPECT_EQ(read_file(tree / "python/src/ir.cc"), read_file(reference / "python/src/ir.cc"));
 }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <regex>
+#include <tuple>
 
 using namespace ascend_setup;
 
@@ -64,6 +65,19 @@ TEST(Profile, WrongTypeNamesFileLineAndKey) {
   EXPECT_NE(message.find("key 'llvm.rev_length': expected an integer"), std::string::npos)
       << message;
   EXPECT_TRUE(std::regex_search(message, std::regex(R"(^p\.toml:\d+: )"))) << message;
+}
+
+TEST(Profile, NumbersOutOfRangeNameTheKey) {
+  for (const auto& [from, to, key] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"rev_length = 8", "rev_length = -1", "llvm.rev_length"},
+           {"rev_length = 8", "rev_length = 99999999999", "llvm.rev_length"},
+           {"git_hash_length = 8", "git_hash_length = 0", "version.git_hash_length"},
+           {"patch_hash_length = 8", "patch_hash_length = 65", "llvm.patch_hash_length"},
+           {"ubuntu_min_glibc = 229", "ubuntu_min_glibc = -229", "llvm.ubuntu_min_glibc"}}) {
+    const std::string message = error_of(replace(builtin(), from, to));
+    EXPECT_NE(message.find("key '" + key + "': expected an integer from "), std::string::npos)
+        << message;
+  }
 }
 
 TEST(Profile, MissingAndUnknownKeysAreErrors) {

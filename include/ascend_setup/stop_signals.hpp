@@ -1,0 +1,32 @@
+// Stop signals (SIGINT, SIGTERM, SIGHUP). The handler notes the first one,
+// sends SIGTERM to every registered child process group and calls the stop
+// hook (the embedded Python's KeyboardInterrupt); it never exits itself, so
+// that the run unwinds: transactions roll back, scratch directories go. On
+// the way out, stop_children() gives the children a short grace, then KILLs
+// them, and the exit code is 128 + the signal number (130, 143, 129).
+// Blocking calls see EINTR (no SA_RESTART) and call throw_if_stopped().
+#pragma once
+
+namespace ascend_setup {
+
+// Installs the handler for each stop signal that is not ignored (a
+// background job keeps ignoring SIGINT, as shells expect).
+void install_stop_signal_handlers();
+
+int stop_signal();        // 0 while no stop signal arrived, else its number
+int stopped_exit_code();  // 128 + stop_signal(), or 130 when none arrived
+void throw_if_stopped();  // Error("interrupted by SIGTERM", 143) once one arrived
+
+// Called from the signal handler: must be async-signal-safe; nullptr for none.
+void set_stop_hook(void (*hook)());
+
+// Children started in their own process group (pgid == pid) register here,
+// so that a stop signal reaches everything they started.
+void register_child_group(int pgid);
+void forget_child_group(int pgid);
+
+// SIGTERM to every registered group, up to a short grace for them to end
+// (reaping those that are our children), then SIGKILL to what is left.
+void stop_children();
+
+}  // namespace ascend_setup

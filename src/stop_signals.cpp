@@ -1,0 +1,140 @@
+#include "ascend_setup/stop_signals.hpp"
+
+#include "ascend_setup/error.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <string>
+#include <thread>
+
+namespace ascend_setup {
+
+namespace {
+
+constexpr std::array stop_signals = {SIGINT, SIGTERM, SIGHUP};
+constexpr auto grace = std::chrono::seconds(3);
+
+volatile std::sig_atomic_t received = 0;
+std::atomic<void (*)()> stop_hook{nullptr};
+// Lock-free, so that the handler may read it: 0 marks a free slot.
+std::array<std::atomic<int>, 512> child_groups{};
+
+void on_stop_signal(int number) {
+  const int saved_errno = errno;
+  if (received == 0) {
+    received = number;
+  }
+  for (auto& slot : child_groups) {
+    const int group = slot.load();
+    if (group > 0) {
+      ::kill(-group, SIGTERM);
+    }
+  }
+  if (auto hook = stop_hook.load()) {
+    hook();
+  }
+  errno = saved_errno;
+}
+
+bool group_exists(int group) { return ::kill(-group, 0) == 0 || errno == EPERM; }
+
+}  // namespace
+
+void install_stop_signal_handlers() {
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = 0;  // no SA_RESTART: a blocking call returns EINTR
+  for (int number : stop_signals) {
+    struct sigaction current {};
+    if (::sigaction(number, nullptr, &current) == 0 && current.sa_handler == SIG_IGN) {
+      continue;
+    }
+    ::sigaction(number, &action, nullptr);
+  }
+}
+
+int stop_signal() { return received; }
+
+int stopped_exit_code() { return 128 + (received != 0 ? received : SIGINT); }
+
+void throw_if_stopped() {
+  if (received != 0) {
+    const char* name = sigabbrev_np(received);
+    throw Error(std::string("interrupted by SIG") + (name ? name : "?"), stopped_exit_code());
+  }
+}
+
+void set_stop_hook(void (*hook)()) { stop_hook.store(hook); }
+
+void register_child_group(int pgid) {
+  // Groups that ended free their slot first; a stop that came before the
+  // registration still reaches the new group.
+  for (auto& slot : child_groups) {
+    int group = slot.load();
+    if (group > 0 && !group_exists(group)) {
+      slot.compare_exchange_strong(group, 0);
+    }
+  }
+  for (auto& slot : child_groups) {
+    int expected = 0;
+    if (slot.compare_exchange_strong(expected, pgid)) {
+      break;
+    }
+  }
+  if (received != 0) {
+    ::kill(-pgid, SIGTERM);
+  }
+}
+
+void forget_child_group(int pgid) {
+  for (auto& slot : child_groups) {
+    int expected = pgid;
+    slot.compare_exchange_strong(expected, 0);
+  }
+}
+
+void stop_children() {
+  auto remaining = [] {
+    bool any = false;
+    for (auto& slot : child_groups) {
+      const int group = slot.load();
+      if (group <= 0) {
+        continue;
+      }
+      while (::waitpid(group, nullptr, WNOHANG) > 0) {
+      }
+      if (group_exists(group)) {
+        any = true;
+      } else {
+        slot.store(0);
+      }
+    }
+    return any;
+  };
+  for (auto& slot : child_groups) {
+    if (const int group = slot.load(); group > 0) {
+      ::kill(-group, SIGTERM);
+    }
+  }
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  while (remaining() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  for (auto& slot : child_groups) {
+    if (const int group = slot.exchange(0); group > 0) {
+      ::kill(-group, SIGKILL);
+      while (::waitpid(group, nullptr, WNOHANG) > 0) {
+      }
+    }
+  }
+}
+
+}  // namespace ascend_setup

@@ -1,0 +1,477 @@
+// Nothing lost under interruption, concurrency and bad input: stop signals
+// at seeded random moments while patching and restoring, a SIGKILL (power
+// loss) at every write then a rerun, a write refused midway (the LD_PRELOAD
+// stand-in tests/stand_ins/fail_nth_write.cpp), concurrent runs, symlinked
+// and executable files, a setup.py that prints during --dump-kwargs, a
+// multiprocessing spawn pool in setup.py, and a stop while cmake builds.
+#include "ascend_setup/digest.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+using namespace test_support;
+
+namespace {
+
+// ascend-setup started without waiting for it: stdout and stderr go to files.
+class BackgroundRun {
+ public:
+  BackgroundRun(const std::vector<std::string>& args, const fs::path& cwd, const Env& env,
+                const fs::path& logs)
+      : out_(logs.string() + ".out"), err_(logs.string() + ".err") {
+    std::vector<std::string> argv{ASCEND_SETUP_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      for (const auto& [name, value] : env) {
+        value ? ::setenv(name.c_str(), value->c_str(), 1) : ::unsetenv(name.c_str());
+      }
+      const int out = ::open(out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      const int err = ::open(err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (out < 0 || err < 0 || ::chdir(cwd.c_str()) != 0) {
+        ::_exit(127);
+      }
+      ::dup2(out, 1);
+      ::dup2(err, 2);
+      std::vector<char*> pointers;
+      for (auto& arg : argv) {
+        pointers.push_back(arg.data());
+      }
+      pointers.push_back(nullptr);
+      ::execv(pointers[0], pointers.data());
+      ::_exit(127);
+    }
+  }
+  ~BackgroundRun() {
+    if (pid_ > 0 && exit_code_ < 0) {
+      ::kill(pid_, SIGKILL);
+      wait();
+    }
+  }
+  pid_t pid() const { return pid_; }
+  void signal(int number) const { ::kill(pid_, number); }
+  int wait() {
+    if (exit_code_ < 0) {
+      int status = 0;
+      while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+      }
+      exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      died_of_signal_ = WIFSIGNALED(status);
+    }
+    return exit_code_;
+  }
+  // Killed by a signal's default action rather than exiting.
+  bool died_of_signal() const { return died_of_signal_; }
+  std::string out() const { return read_file(out_); }
+  std::string err() const { return read_file(err_); }
+
+ private:
+  fs::path out_;
+  fs::path err_;
+  pid_t pid_ = -1;
+  int exit_code_ = -1;
+  bool died_of_signal_ = false;
+};
+
+// Every source file's content (symlinks as "-> target"), build outputs aside.
+std::map<std::string, std::string> tree_state(const fs::path& tree) {
+  std::map<std::string, std::string> state;
+  for (auto it = fs::recursive_directory_iterator(tree); it != fs::recursive_directory_iterator();
+       ++it) {
+    const std::string relative = it->path().lexically_relative(tree).string();
+    if (relative == "build" || relative == "dist" || relative.ends_with(".egg-info")) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_symlink()) {
+      state[relative] = "-> " + fs::read_symlink(it->path()).string();
+    } else if (it->is_regular_file()) {
+      state[relative] = ascend_setup::sha256_hex(read_file(it->path()));
+    }
+  }
+  return state;
+}
+
+// Files an interrupted write could leave: temporaries, in the tree or in $TMPDIR.
+std::vector<std::string> strays(const fs::path& tree, pid_t pid) {
+  std::vector<std::string> found;
+  for (const auto& [file, hash] : tree_state(tree)) {
+    if (file.find(".ascend-setup-") != std::string::npos ||
+        file.find("ascend-setup-tmp") != std::string::npos) {
+      found.push_back(file);
+    }
+  }
+  const std::string scratch = "ascend-setup-patch-" + std::to_string(pid) + "-";
+  for (const auto& entry : fs::directory_iterator(fs::temp_directory_path())) {
+    if (entry.path().filename().string().rfind(scratch, 0) == 0) {
+      found.push_back(entry.path().string());
+    }
+  }
+  return found;
+}
+
+bool process_gone(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(stat, text)) {
+    return true;
+  }
+  const auto close = text.rfind(')');
+  return close != std::string::npos && text.size() > close + 2 && text[close + 2] == 'Z';
+}
+
+class InterruptionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    tree = copy_example_tree(dir.path());
+    env = offline_env(dir.path());
+    env["TRITON_DEV_MODE"] = std::nullopt;
+    env["TRITON_RELEASE_MODE"] = std::nullopt;
+    pristine = tree_state(tree);
+    TempDir other;
+    const fs::path copy = copy_example_tree(other.path());
+    EXPECT_EQ(run_host({"--apply-patches"}, copy, env).exit_code, 0);
+    patched = tree_state(copy);
+    ASSERT_NE(pristine, patched);
+  }
+  ascend_setup::ProcessResult host(const std::vector<std::string>& args, const Env& extra = {}) {
+    Env all = env;
+    for (const auto& [name, value] : extra) {
+      all[name] = value;
+    }
+    return run_host(args, tree, all);
+  }
+  // Pristine or patched, nothing in between, and nothing left over.
+  void expect_whole(pid_t pid, const std::string& context) {
+    const auto state = tree_state(tree);
+    EXPECT_TRUE(state == pristine || state == patched) << context << ": a half-patched tree";
+    EXPECT_EQ(strays(tree, pid), std::vector<std::string>{}) << context;
+  }
+
+  TempDir dir;
+  fs::path tree;
+  Env env;
+  std::map<std::string, std::string> pristine;
+  std::map<std::string, std::string> patched;
+};
+
+TEST_F(InterruptionTest, StopSignalsAtSeededRandomMomentsLeaveAWholeTree) {
+  const char* given = std::getenv("ASCEND_SETUP_TEST_SEED");
+  const unsigned seed = given ? static_cast<unsigned>(std::atol(given)) : std::random_device{}();
+  std::cerr << "seed " << seed << " (rerun with ASCEND_SETUP_TEST_SEED=" << seed << ")\n";
+  RecordProperty("seed", std::to_string(seed));
+  std::mt19937 random(seed);
+
+  // How long a run takes here, to spread the signals over it.
+  const auto started = std::chrono::steady_clock::now();
+  ASSERT_EQ(host({"--apply-patches"}).exit_code, 0);
+  ASSERT_EQ(host({"--restore-sources"}).exit_code, 0);
+  const auto span = std::chrono::duration_cast<std::chrono::microseconds>(
+                        std::chrono::steady_clock::now() - started) /
+                    2;
+  const int signals[] = {SIGINT, SIGTERM, SIGHUP};
+  for (int round = 0; round < 12; ++round) {
+    const bool restoring = tree_state(tree) == patched;
+    const int number = signals[random() % 3];
+    const auto delay = std::chrono::microseconds(random() % (span.count() * 5 / 4 + 1));
+    BackgroundRun run({restoring ? "--restore-sources" : "--apply-patches"}, tree, env,
+                      dir.path() / ("run" + std::to_string(round)));
+    std::this_thread::sleep_for(delay);
+    run.signal(number);
+    const int code = run.wait();
+    const std::string context = "seed " + std::to_string(seed) + " round " + std::to_string(round) +
+                                " signal " + std::to_string(number) + " after " +
+                                std::to_string(delay.count()) + " us";
+    EXPECT_TRUE(code == 0 || code == 128 + number) << context << ": exit " << code << run.err();
+    if (code == 128 + number && !run.died_of_signal()) {
+      EXPECT_NE(run.err().find("interrupted by SIG"), std::string::npos) << context << run.err();
+    }
+    // Only before main() installed its handlers may the default action kill it.
+    if (run.died_of_signal()) {
+      EXPECT_EQ(run.err(), "") << context;
+    }
+    expect_whole(run.pid(), context);
+    if (code == 0) {
+      EXPECT_EQ(tree_state(tree), restoring ? pristine : patched) << context;
+    }
+  }
+}
+
+TEST_F(InterruptionTest, PowerLossAtEveryWriteIsRolledBackByTheNextRun) {
+  for (int nth = 1;; ++nth) {
+    ASSERT_LT(nth, 100) << "the run never finished";
+    BackgroundRun run(
+        {"--apply-patches"}, tree,
+        [&] {
+          Env killing = env;
+          killing["LD_PRELOAD"] = FAIL_NTH_WRITE;
+          killing["FAIL_WRITE_MATCH"] = tree.string();
+          killing["FAIL_WRITE_NTH"] = std::to_string(nth);
+          killing["FAIL_WRITE_KILL"] = "1";
+          return killing;
+        }(),
+        dir.path() / "killed");
+    const int code = run.wait();
+    if (code == 0) {
+      EXPECT_EQ(tree_state(tree), patched);
+      EXPECT_GT(nth, 6) << "the stand-in never struck: backups, journal, files, record";
+      break;
+    }
+    ASSERT_EQ(code, 128 + SIGKILL) << run.err();
+    // The next run, whatever it is, first puts the tree back.
+    const auto status = host({"--patch-status"});
+    EXPECT_EQ(status.exit_code, 1) << "write " << nth << status.err;
+    EXPECT_EQ(tree_state(tree), pristine) << "write " << nth;
+    expect_whole(run.pid(), "power loss at write " + std::to_string(nth));
+  }
+}
+
+TEST_F(InterruptionTest, WriteRefusedMidwayNamesTheReasonAndWritesNothing) {
+  for (int nth = 1;; ++nth) {
+    ASSERT_LT(nth, 100) << "the run never finished";
+    const auto run = host({"--apply-patches"}, {{"LD_PRELOAD", FAIL_NTH_WRITE},
+                                                {"FAIL_WRITE_MATCH", tree.string()},
+                                                {"FAIL_WRITE_NTH", std::to_string(nth)}});
+    if (run.exit_code == 0) {
+      EXPECT_EQ(tree_state(tree), patched);
+      EXPECT_GT(nth, 6) << "the stand-in never struck: backups, journal, files, record";
+      break;
+    }
+    EXPECT_EQ(run.exit_code, 3) << run.err;
+    EXPECT_NE(run.err.find(": Input/output error"), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find(tree.string()), std::string::npos) << run.err;
+    EXPECT_EQ(run.err.find("Success"), std::string::npos) << run.err;
+    EXPECT_EQ(tree_state(tree), pristine) << "write " << nth;
+    expect_whole(0, "write " + std::to_string(nth));
+  }
+}
+
+// A tiny tmpfs (CI runs as root) holding the tree, filled up but for a few
+// pages, one more each round, until patching fits.
+TEST_F(InterruptionTest, FullDiskAtEveryPointNamesTheReasonAndWritesNothing) {
+  const fs::path disk = dir.path() / "disk";
+  fs::create_directories(disk);
+  ASSERT_EQ(::mount("tmpfs", disk.c_str(), "tmpfs", 0, "size=8m"), 0)
+      << "mounting a tmpfs needs root: " << std::strerror(errno);
+  struct Unmount {
+    fs::path path;
+    ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
+  } unmount{disk};
+  fs::copy(tree, disk / "tree", fs::copy_options::recursive);
+  tree = disk / "tree";
+  const fs::path filler = disk / "filler";
+  const int fd = ::open(filler.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  const std::string page(4096, 'x');
+  off_t full = 0;
+  while (::write(fd, page.data(), page.size()) == static_cast<ssize_t>(page.size())) {
+    full += static_cast<off_t>(page.size());
+  }
+  EXPECT_EQ(errno, ENOSPC);
+  for (int pages = 0;; ++pages) {
+    ASSERT_LT(pages, 200) << "patching never fitted";
+    ASSERT_EQ(::ftruncate(fd, full - static_cast<off_t>(pages) * 4096), 0);
+    const auto run = host({"--apply-patches"});
+    if (run.exit_code == 0) {
+      EXPECT_EQ(tree_state(tree), patched);
+      EXPECT_GT(pages, 2) << "the disk never filled up";
+      break;
+    }
+    EXPECT_EQ(run.exit_code, 3) << run.err;
+    EXPECT_NE(run.err.find(": No space left on device"), std::string::npos) << run.err;
+    EXPECT_EQ(tree_state(tree), pristine) << pages << " free pages";
+    expect_whole(0, std::to_string(pages) + " free pages");
+  }
+  ::close(fd);
+}
+
+TEST_F(InterruptionTest, SecondRunWaitsForTheLockThenGoesOn) {
+  const fs::path lock_file = tree / "build/ascend-setup/patches/tree.lock";
+  fs::create_directories(lock_file.parent_path());
+  const int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+  const std::string pid = std::to_string(::getpid());
+  ASSERT_EQ(::write(fd, pid.data(), pid.size()), static_cast<ssize_t>(pid.size()));
+
+  BackgroundRun waiting({"--apply-patches"}, tree, env, dir.path() / "waiting");
+  const std::string expected = "waiting for the lock held by pid " + pid;
+  for (int i = 0; i < 600 && waiting.err().find(expected) == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_NE(waiting.err().find(expected), std::string::npos) << waiting.err();
+  EXPECT_EQ(tree_state(tree), pristine);  // nothing written while it waits
+  ::close(fd);
+  EXPECT_EQ(waiting.wait(), 0) << waiting.err();
+  EXPECT_EQ(tree_state(tree), patched);
+}
+
+TEST_F(InterruptionTest, StopWhileWaitingForTheLockWritesNothing) {
+  const fs::path lock_file = tree / "build/ascend-setup/patches/tree.lock";
+  fs::create_directories(lock_file.parent_path());
+  const int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+  BackgroundRun waiting({"--apply-patches"}, tree, env, dir.path() / "waiting");
+  for (int i = 0; i < 600 && waiting.err().find("waiting for the lock") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  waiting.signal(SIGTERM);
+  EXPECT_EQ(waiting.wait(), 128 + SIGTERM) << waiting.err();
+  EXPECT_FALSE(waiting.died_of_signal());
+  EXPECT_NE(waiting.err().find("interrupted by SIGTERM"), std::string::npos) << waiting.err();
+  ::close(fd);
+  EXPECT_EQ(tree_state(tree), pristine);
+  expect_whole(waiting.pid(), "stopped while waiting");
+}
+
+TEST_F(InterruptionTest, ConcurrentApplyAndRestoreRunsTakeTurns) {
+  for (int round = 0; round < 3; ++round) {
+    BackgroundRun first({"--apply-patches"}, tree, env, dir.path() / "first");
+    BackgroundRun second({"--apply-patches"}, tree, env, dir.path() / "second");
+    EXPECT_EQ(first.wait(), 0) << first.err();
+    EXPECT_EQ(second.wait(), 0) << second.err();
+    EXPECT_EQ(tree_state(tree), patched);
+    BackgroundRun third({"--restore-sources"}, tree, env, dir.path() / "third");
+    BackgroundRun fourth({"--restore-sources"}, tree, env, dir.path() / "fourth");
+    EXPECT_EQ(third.wait(), 0) << third.err();
+    EXPECT_EQ(fourth.wait(), 0) << fourth.err();
+    EXPECT_EQ(tree_state(tree), pristine);
+    expect_whole(first.pid(), "concurrent runs");
+  }
+}
+
+TEST_F(InterruptionTest, TwoBdistWheelRunsAtOnceBothSucceed) {
+  BackgroundRun first({"bdist_wheel"}, tree, env, dir.path() / "first");
+  BackgroundRun second({"bdist_wheel"}, tree, env, dir.path() / "second");
+  EXPECT_EQ(first.wait(), 0) << first.err();
+  EXPECT_EQ(second.wait(), 0) << second.err();
+  EXPECT_EQ(files_in(tree / "dist", ".whl").size(), 1u);
+  EXPECT_EQ(tree_state(tree), patched);
+}
+
+TEST_F(InterruptionTest, SymlinkedFilesStayLinksAndModesAreKept) {
+  // python/src/ir.cc becomes a link to a file beside it; semantic.py executable.
+  fs::rename(tree / "python/src/ir.cc", tree / "python/src/ir_real.cc");
+  fs::create_symlink("ir_real.cc", tree / "python/src/ir.cc");
+  fs::permissions(tree / "python/triton/language/semantic.py", fs::perms(0755));
+  ASSERT_EQ(host({"--apply-patches"}).exit_code, 0);
+  EXPECT_TRUE(fs::is_symlink(tree / "python/src/ir.cc"));
+  EXPECT_EQ(fs::read_symlink(tree / "python/src/ir.cc"), "ir_real.cc");
+  EXPECT_EQ(tree_state(tree)["python/src/ir_real.cc"], patched["python/src/ir.cc"]);
+  EXPECT_EQ(fs::status(tree / "python/triton/language/semantic.py").permissions(), fs::perms(0755));
+  ASSERT_EQ(host({"--restore-sources"}).exit_code, 0);
+  EXPECT_TRUE(fs::is_symlink(tree / "python/src/ir.cc"));
+  EXPECT_EQ(tree_state(tree)["python/src/ir_real.cc"], pristine["python/src/ir.cc"]);
+  EXPECT_EQ(fs::status(tree / "python/triton/language/semantic.py").permissions(), fs::perms(0755));
+}
+
+TEST_F(InterruptionTest, SymlinkLeadingOutOfTheTreeIsRefusedBeforeAnyWrite) {
+  const fs::path outside = dir.path() / "outside.cc";
+  fs::copy_file(tree / "python/src/ir.cc", outside);
+  fs::remove(tree / "python/src/ir.cc");
+  fs::create_symlink(outside, tree / "python/src/ir.cc");
+  const auto before = tree_state(tree);
+  const auto run = host({"--apply-patches"});
+  EXPECT_EQ(run.exit_code, 3);
+  EXPECT_NE(
+      run.err.find("python/src/ir.cc is a symlink to " + outside.string() + ", outside the tree"),
+      std::string::npos)
+      << run.err;
+  EXPECT_EQ(tree_state(tree), before);
+  EXPECT_EQ(read_file(outside), read_file(EXAMPLE_TREE "/python/src/ir.cc"));
+}
+
+// setup.py and a child process print while --dump-kwargs, --list-env=json
+// or --patch-status print machine output.
+TEST_F(InterruptionTest, PrintsOfSetupPyGoToStderrDuringDumpKwargs) {
+  const std::string setup = read_file(tree / "setup.py");
+  write_file(tree / "setup.py",
+             "print('hello from setup.py')\nimport os\n"
+             "os.system('echo hello from a child')\n" +
+                 setup);
+  for (const char* dump : {"--dump-kwargs", "--dump-kwargs=captured", "--dump-kwargs=diff"}) {
+    const auto run = host({dump});
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_NO_THROW(parse_json(run.out)) << dump << ": " << run.out;
+    EXPECT_NE(run.err.find("hello from setup.py"), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("hello from a child"), std::string::npos) << run.err;
+  }
+  const auto status = host({"--patch-status"});
+  EXPECT_EQ(status.out.rfind("mode ", 0), 0u) << status.out;
+  const auto listed = host({"--list-env=json"});
+  EXPECT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_NO_THROW(parse_json(listed.out)) << listed.out;
+  EXPECT_NE(listed.err.find("hello from a child"), std::string::npos) << listed.err;
+}
+
+// The same setup.py under `python setup.py` and under ascend-setup: a spawn
+// pool at import, guarded by `if __name__ == "__main__"`, sees the same.
+TEST_F(InterruptionTest, SetupPyRunsAsMainSoSpawnPoolsWorkAsUnderPython) {
+  const fs::path project = dir.path() / "project";
+  write_file(project / "setup.py",
+             "import multiprocessing, os, sys\n"
+             "from setuptools import setup\n"
+             "def square(x):\n"
+             "    return (x * x, __name__)\n"
+             "if __name__ == '__main__':\n"
+             "    with multiprocessing.get_context('spawn').Pool(2) as pool:\n"
+             "        result = pool.map(square, [1, 2, 3])\n"
+             "    with open(os.environ['OUT'], 'w') as out:\n"
+             "        out.write(f'{__name__} {os.path.basename(__file__)} {result}\\n')\n"
+             "    setup(name='demo', version='1.0')\n");
+  Env plain = env;
+  plain["OUT"] = (dir.path() / "python.txt").string();
+  must_run({SYSTEM_PYTHON, "setup.py", "--name"}, project, plain);
+  plain["OUT"] = (dir.path() / "host.txt").string();
+  const auto run = run_host({"-C", project.string(), "--dump-kwargs=captured"}, dir.path(), plain);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(parse_json(run.out)["name"], "demo") << run.out;
+  EXPECT_EQ(read_file(dir.path() / "host.txt"), read_file(dir.path() / "python.txt"));
+  EXPECT_EQ(read_file(dir.path() / "python.txt"),
+            "__main__ setup.py [(1, '__mp_main__'), (4, '__mp_main__'), (9, '__mp_main__')]\n");
+}
+
+// A stand-in compiler (a launcher that records its pid and sleeps) keeps the
+// cmake build busy; a stop signal to ascend-setup ends ninja and every compile.
+TEST_F(InterruptionTest, StopDuringCmakeBuildLeavesNoChildRunningWithStandInCompiler) {
+  const fs::path launcher = dir.path() / "slow-compiler-stand-in";
+  const fs::path launched = dir.path() / "launched";
+  write_file(launcher,
+             "#!/bin/sh\necho \"$$ $PPID\" >> " + launched.string() + "\nexec sleep 600\n");
+  fs::permissions(launcher, fs::perms(0755));
+  env["TRITON_APPEND_CMAKE_ARGS"] =
+      "-DTRITON_BUILD_WITH_CCACHE=OFF -DCMAKE_CXX_COMPILER_LAUNCHER=" + launcher.string();
+  for (int number : {SIGINT, SIGTERM}) {
+    fs::remove(launched);
+    BackgroundRun build({"bdist_wheel"}, tree, env, dir.path() / "build");
+    for (int i = 0; i < 2400 && !fs::exists(launched); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ASSERT_TRUE(fs::exists(launched)) << build.err();
+    build.signal(number);
+    EXPECT_EQ(build.wait(), 128 + number) << build.err();
+    std::istringstream pids(read_file(launched));
+    for (pid_t pid = 0; pids >> pid;) {
+      EXPECT_TRUE(process_gone(pid)) << "pid " << pid << " still runs after signal " << number;
+    }
+  }
+}
+
+}  // namespace
