@@ -8,15 +8,16 @@ namespace py = pybind11;
 namespace ascend_setup {
 
 void override_backends(const OverrideContext& context) {
-  py::object installer = context.upstream("BackendInstaller", "backends");
-  py::object backends = context.upstream("backends", "backends");
-  py::object ascend = installer.attr("prepare")(context.profile->backend_name);
+  py::object installer = context.upstream("BackendInstaller");
+  py::object backends = context.upstream("backends");
+  py::object ascend = installer.attr(context.name("BackendInstaller.prepare").c_str())(
+      context.profile->backend_name);
   py::list patched;
   patched.append(ascend);
   for (auto backend : backends) {
     patched.append(backend);
   }
-  context.module.attr("backends") = patched;
+  context.replace("backends", patched);
 }
 
 }  // namespace ascend_setup

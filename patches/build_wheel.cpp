@@ -104,13 +104,13 @@ void override_build_wheel(const OverrideContext& context) {
       define_subclass(context, "BuildWheel", base,
                       "ascend-setup: upstream's bdist_wheel with the Ascend wheel steps");
   py::module_ module = context.module;
-  context.upstream("add_links", "BuildWheel");
+  const std::string add_links = context.name("add_links");
   auto profile = context.profile;
   const PlatformInfo platform = context.platform;
 
   build_wheel.attr("run") = py::cpp_function(
-      [base, module, profile, platform](py::object self) {
-        module.attr("add_links")(py::arg("external_only") = true);
+      [base, module, add_links, profile, platform](py::object self) {
+        module.attr(add_links.c_str())(py::arg("external_only") = true);
         base.attr("run")(self);
         if (env_on(EnvVar::manylinux, *profile)) {
           py::module_::import("sys").attr("stdout").attr("flush")();

@@ -209,12 +209,13 @@ void copy_tools(const Profile& profile, const fs::path& cmake_dir, const fs::pat
 }  // namespace
 
 void override_cmake_build(const OverrideContext& context) {
-  py::object upstream = context.upstream("CMakeBuild", "CMakeBuild");
-  py::object download = context.upstream("download_and_copy_dependencies", "CMakeBuild");
-  py::object get_cmake_dir = context.upstream("get_cmake_dir", "CMakeBuild");
+  py::object upstream = context.upstream("CMakeBuild");
+  py::object download = context.upstream("download_and_copy_dependencies");
+  py::object get_cmake_dir = context.upstream("get_cmake_dir");
   py::object cmake_build =
       define_subclass(context, "CMakeBuild", upstream,
                       "ascend-setup: upstream's CMakeBuild with the Ascend build steps");
+  const std::string build_extension = context.name("CMakeBuild.build_extension");
   auto profile = context.profile;
   const fs::path root = context.tree_root;
   const auto forced_mode = context.forced_mode;
@@ -233,10 +234,10 @@ void override_cmake_build(const OverrideContext& context) {
       py::name("run"), py::is_method(cmake_build));
 
   cmake_build.attr("build_extension") = py::cpp_function(
-      [upstream, get_cmake_dir, profile](py::object self, py::object extension) {
+      [upstream, build_extension, get_cmake_dir, profile](py::object self, py::object extension) {
         {
           CheckCallWrapper wrapper(ascend_cmake_args(*profile));
-          upstream.attr("build_extension")(self, extension);
+          upstream.attr(build_extension.c_str())(self, extension);
         }
         py::object os_path = py::module_::import("os").attr("path");
         const fs::path extension_dir =
@@ -248,6 +249,7 @@ void override_cmake_build(const OverrideContext& context) {
       py::name("build_extension"), py::is_method(cmake_build));
 
   context.module.attr("CMakeBuild") = cmake_build;
+  context.replace("CMakeBuild", cmake_build);
 }
 
 }  // namespace ascend_setup

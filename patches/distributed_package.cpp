@@ -45,50 +45,56 @@ std::vector<std::string> distributed_packages(const std::filesystem::path& root,
 }  // namespace
 
 void override_distributed_package(const OverrideContext& context) {
-  py::object package_dirs = context.upstream("get_package_dirs", "distributed package");
-  py::object packages = context.upstream("get_packages", "distributed package");
-  py::object add_links = context.upstream("add_links", "distributed package");
-  py::module_ module = context.module;
+  py::object package_dirs = context.upstream("get_package_dirs");
+  py::object packages = context.upstream("get_packages");
+  py::object add_links = context.upstream("add_links");
+  py::object update_symlink = context.upstream("update_symlink");
   auto profile = context.profile;
   const std::filesystem::path root = context.tree_root;
   auto enabled = [profile] { return env_on(EnvVar::distributed, *profile); };
 
-  module.attr("get_package_dirs") = py::cpp_function(
-      [package_dirs, profile, enabled]() {
-        py::list result(package_dirs());
-        if (enabled()) {
-          result.append(
-              py::make_tuple(profile->distributed.package, profile->distributed.package_root));
-        }
-        return result;
-      },
-      py::name("get_package_dirs"), py::doc("ascend-setup: upstream's, plus triton_dist"));
+  context.replace(
+      "get_package_dirs",
+      py::cpp_function(
+          [package_dirs, profile, enabled]() {
+            py::list result(package_dirs());
+            if (enabled()) {
+              result.append(
+                  py::make_tuple(profile->distributed.package, profile->distributed.package_root));
+            }
+            return result;
+          },
+          py::name("get_package_dirs"), py::doc("ascend-setup: upstream's, plus triton_dist")));
 
-  module.attr("get_packages") = py::cpp_function(
-      [packages, profile, root, enabled]() {
-        py::list result(packages());
-        if (enabled()) {
-          for (const std::string& name : distributed_packages(
-                   root / profile->distributed.package_root, profile->distributed.package)) {
-            result.append(name);
-          }
-        }
-        return result;
-      },
-      py::name("get_packages"), py::doc("ascend-setup: upstream's, plus triton_dist's packages"));
+  context.replace(
+      "get_packages",
+      py::cpp_function(
+          [packages, profile, root, enabled]() {
+            py::list result(packages());
+            if (enabled()) {
+              for (const std::string& name : distributed_packages(
+                       root / profile->distributed.package_root, profile->distributed.package)) {
+                result.append(name);
+              }
+            }
+            return result;
+          },
+          py::name("get_packages"),
+          py::doc("ascend-setup: upstream's, plus triton_dist's packages")));
 
-  module.attr("add_links") = py::cpp_function(
-      [add_links, module, profile, root, enabled](py::object external_only) {
-        add_links(external_only);
-        if (!external_only.cast<bool>() && enabled()) {
-          const auto source =
-              std::filesystem::weakly_canonical(root / profile->distributed.package_root);
-          module.attr("update_symlink")((root / profile->distributed.link).string(),
-                                        source.string());
-        }
-      },
-      py::name("add_links"), py::arg("external_only"),
-      py::doc("ascend-setup: upstream's, plus the triton_dist link"));
+  context.replace(
+      "add_links",
+      py::cpp_function(
+          [add_links, update_symlink, profile, root, enabled](py::object external_only) {
+            add_links(external_only);
+            if (!external_only.cast<bool>() && enabled()) {
+              const auto source =
+                  std::filesystem::weakly_canonical(root / profile->distributed.package_root);
+              update_symlink((root / profile->distributed.link).string(), source.string());
+            }
+          },
+          py::name("add_links"), py::arg("external_only"),
+          py::doc("ascend-setup: upstream's, plus the triton_dist link")));
 }
 
 }  // namespace ascend_setup

@@ -13,8 +13,8 @@ namespace py = pybind11;
 namespace ascend_setup {
 
 void override_llvm_package_info(const OverrideContext& context) {
-  py::object original = context.upstream("get_llvm_package_info", "get_llvm_package_info");
-  py::object package_type = context.upstream("Package", "get_llvm_package_info");
+  py::object original = context.upstream("get_llvm_package_info");
+  py::object package_type = context.upstream("Package");
   auto profile = context.profile;
   const std::filesystem::path root = context.tree_root;
   const PlatformInfo platform = context.platform;
@@ -38,7 +38,7 @@ void override_llvm_package_info(const OverrideContext& context) {
       },
       py::name("get_llvm_package_info"),
       py::doc("ascend-setup: the Ascend LLVM build, else upstream's choice"));
-  context.module.attr("get_llvm_package_info") = replacement;
+  context.replace("get_llvm_package_info", replacement);
 }
 
 }  // namespace ascend_setup

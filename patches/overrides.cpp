@@ -1,19 +1,27 @@
 #include "overrides.hpp"
 
 #include "ascend_setup/error.hpp"
+#include "ascend_setup/patch_points.hpp"
 
 namespace py = pybind11;
 
 namespace ascend_setup {
 
-py::object OverrideContext::upstream(const char* name, std::string_view override_name) const {
-  if (!py::hasattr(module, name)) {
-    throw Error("setup.py has no '" + std::string(name) + "', which the " +
-                    std::string(override_name) +
-                    " override needs: upstream renamed or removed it; update the override",
-                exit_code::upstream_mismatch);
+const std::string& OverrideContext::name(const std::string& id) const {
+  const auto found = names.find(id);
+  if (found == names.end()) {
+    throw Error("the profile " + profile->source + " names no patch point '" + id +
+                "' under [patch_points], which ascend-setup hooks");
   }
-  return module.attr(name);
+  return found->second;
+}
+
+py::object OverrideContext::upstream(const std::string& id) const {
+  return module.attr(name(id).c_str());
+}
+
+void OverrideContext::replace(const std::string& id, const py::object& value) const {
+  module.attr(name(id).c_str()) = value;
 }
 
 py::object define_subclass(const OverrideContext& context, const char* name, const py::object& base,
@@ -26,7 +34,9 @@ py::object define_subclass(const OverrideContext& context, const char* name, con
   return type(name, py::make_tuple(base), namespace_);
 }
 
-void apply_overrides(const OverrideContext& context) {
+void apply_overrides(const OverrideContext& given) {
+  OverrideContext context = given;
+  context.names = require_patch_points(*context.profile, context.module);
   override_backends(context);
   override_llvm_package_info(context);
   override_distributed_package(context);

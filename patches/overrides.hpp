@@ -11,9 +11,10 @@
 #include <pybind11/pybind11.h>
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
-#include <string_view>
+#include <string>
 
 namespace ascend_setup {
 
@@ -26,9 +27,16 @@ struct OverrideContext {
   std::optional<BuildMode> forced_mode;  // --dev / --release
   bool force_patches = false;            // --force-patches
 
-  // The module's attribute `name`. Throws Error(upstream_mismatch) naming it
-  // and `override_name` when upstream renamed or removed it.
-  pybind11::object upstream(const char* name, std::string_view override_name) const;
+  // Patch point id -> the upstream name found (filled by apply_overrides).
+  std::map<std::string, std::string> names;
+
+  // The upstream name of patch point `id` (profile [patch_points]).
+  const std::string& name(const std::string& id) const;
+  // The module's attribute for patch point `id`.
+  pybind11::object upstream(const std::string& id) const;
+  // Sets the module's attribute for patch point `id`, under upstream's name,
+  // so that upstream's own callers reach the override.
+  void replace(const std::string& id, const pybind11::object& value) const;
 };
 
 // backends = [BackendInstaller.prepare("<backend>"), *backends]
@@ -44,6 +52,8 @@ void override_build_wheel(const OverrideContext& context);
 // egg_info -> EggInfo: entry_points.txt in setup()'s order (ascend first)
 void override_egg_info(const OverrideContext& context);
 
+// Checks every patch point of the profile at once (Error upstream_mismatch
+// naming all that are missing), then applies the overrides in order.
 void apply_overrides(const OverrideContext& context);
 
 // Creates `class <name>(base)` in the module, as if setup.py had defined it.

@@ -48,6 +48,15 @@ HostOptions parse_command_line(const std::vector<std::string>& argv) {
                "Print every build-time environment variable (value, default, who set it, who "
                "reads it) and run nothing: --list-env[=table|json]")
       ->check(CLI::IsMember({"table", "json"}));
+  std::string doctor;
+  auto* doctor_flag =
+      app.add_flag("--doctor{text}", doctor,
+                   "Report every reason the tree does not fit the profile, write nothing: "
+                   "--doctor[=text|json]; exit 0 when healthy, 7 otherwise");
+  doctor_flag->check(CLI::IsMember({"text", "json"}));
+  app.add_flag("--allow-version-mismatch", options.allow_version_mismatch,
+               "Let a release build run upstream's setup.py of another version than the "
+               "profile's");
   bool apply_patches = false;
   bool patch_status = false;
   bool restore_sources = false;
@@ -63,7 +72,8 @@ HostOptions parse_command_line(const std::vector<std::string>& argv) {
   auto* restore_flag =
       app.add_flag("--restore-sources", restore_sources,
                    "Return every patched file to its unpatched content, keeping your own edits");
-  apply_flag->excludes(status_flag)->excludes(restore_flag);
+  apply_flag->excludes(status_flag)->excludes(restore_flag)->excludes(doctor_flag);
+  doctor_flag->excludes(status_flag)->excludes(restore_flag);
   status_flag->excludes(restore_flag);
   app.add_flag("--force-patches", options.force_patches,
                "When your edits overlap a patch hunk, save those files under "
@@ -111,6 +121,9 @@ HostOptions parse_command_line(const std::vector<std::string>& argv) {
   options.list_env = list_env == "table"  ? ListEnv::table
                      : list_env == "json" ? ListEnv::json
                                           : ListEnv::none;
+  options.doctor = doctor == "text"   ? DoctorMode::text
+                   : doctor == "json" ? DoctorMode::json
+                                      : DoctorMode::none;
   options.patch_action = apply_patches     ? PatchAction::apply
                          : patch_status    ? PatchAction::status
                          : restore_sources ? PatchAction::restore

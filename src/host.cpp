@@ -2,6 +2,7 @@
 
 #include "ascend_setup/captured_setup.hpp"
 #include "ascend_setup/distributed_sources.hpp"
+#include "ascend_setup/doctor.hpp"
 #include "ascend_setup/embedded_python.hpp"
 #include "ascend_setup/env_read_watch.hpp"
 #include "ascend_setup/environment.hpp"
@@ -12,6 +13,7 @@
 #include "ascend_setup/patch_engine.hpp"
 #include "ascend_setup/setup_kwargs.hpp"
 #include "ascend_setup/source_repo.hpp"
+#include "ascend_setup/upstream_version.hpp"
 #include "overrides.hpp"
 
 #include <spdlog/spdlog.h>
@@ -30,12 +32,16 @@ namespace ascend_setup {
 namespace {
 
 struct SourceTree {
-  std::filesystem::path root;      // absolute; the process's cwd from here on
+  std::filesystem::path root;      // absolute: .git, version.txt, third_party/ascend, patches
   std::filesystem::path setup_py;  // absolute
-  std::filesystem::path script;    // sys.argv[0]: relative to root when inside it
+  std::filesystem::path run_dir;   // the process's cwd from here on: setup.py's directory
+                                   // when inside the tree (python/setup.py), else the root
+  std::filesystem::path script;    // sys.argv[0]: relative to run_dir when inside it
 };
 
-// Upstream expects to run from the tree root (cwd-relative paths everywhere).
+// Upstream expects to run from setup.py's directory (cwd-relative paths
+// everywhere): the tree root, or python/ in older trees. Without --setup-py,
+// <root>/setup.py, else <root>/python/setup.py (as triton-ascend's CI looks).
 SourceTree enter_source_tree(const HostOptions& options) {
   SourceTree tree;
   std::error_code ec;
@@ -43,18 +49,35 @@ SourceTree enter_source_tree(const HostOptions& options) {
   if (ec || !std::filesystem::is_directory(tree.root)) {
     throw Error("source directory " + options.source_dir.string() + " does not exist");
   }
-  tree.setup_py =
-      options.setup_py ? std::filesystem::absolute(*options.setup_py) : tree.root / "setup.py";
+  if (options.setup_py) {
+    tree.setup_py = std::filesystem::absolute(*options.setup_py);
+  } else {
+    tree.setup_py = tree.root / "setup.py";
+    if (!std::filesystem::is_regular_file(tree.setup_py) &&
+        std::filesystem::is_regular_file(tree.root / "python" / "setup.py")) {
+      tree.setup_py = tree.root / "python" / "setup.py";
+    }
+  }
   if (!std::filesystem::is_regular_file(tree.setup_py)) {
     throw Error(options.setup_py
                     ? "--setup-py " + options.setup_py->string() + " is not a file"
                     : tree.root.string() +
-                          " has no setup.py: run ascend-setup in a triton-ascend source tree "
-                          "or pass -C DIR");
+                          " has no setup.py nor python/setup.py: run ascend-setup in a "
+                          "triton-ascend source tree or pass -C DIR");
   }
-  const auto relative = tree.setup_py.lexically_relative(tree.root);
-  tree.script = !relative.empty() && *relative.begin() != ".." ? relative : tree.setup_py;
-  std::filesystem::current_path(tree.root);
+  tree.setup_py = std::filesystem::weakly_canonical(tree.setup_py, ec);
+  const auto inside = [](const std::filesystem::path& path, const std::filesystem::path& dir) {
+    const auto relative = path.lexically_relative(dir);
+    return !relative.empty() && *relative.begin() != "..";
+  };
+  tree.run_dir = inside(tree.setup_py, tree.root) ? tree.setup_py.parent_path() : tree.root;
+  tree.script = inside(tree.setup_py, tree.run_dir) ? tree.setup_py.lexically_relative(tree.run_dir)
+                                                    : tree.setup_py;
+  if (tree.run_dir != tree.root) {
+    spdlog::info("setup.py is {}: running it from {}", tree.setup_py.string(),
+                 tree.run_dir.string());
+  }
+  std::filesystem::current_path(tree.run_dir);
   return tree;
 }
 
@@ -85,9 +108,18 @@ int run_setup_py(const HostOptions& options, const SourceTree& tree,
         options.dump == DumpMode::diff ? to_json(captured.kwargs) : nlohmann::ordered_json();
 
     phase = Phase::patching;
+    check_upstream_version(*profile, captured.module,
+                           choose_build_mode(options.mode, *profile, tree.root).mode,
+                           options.allow_version_mismatch);
     const PlatformInfo platform = current_platform();
-    apply_overrides({captured.module, captured.kwargs, profile, tree.root, platform, options.mode,
-                     options.force_patches});
+    apply_overrides({captured.module,
+                     captured.kwargs,
+                     profile,
+                     tree.root,
+                     platform,
+                     options.mode,
+                     options.force_patches,
+                     {}});
     py::dict kwargs =
         rewrite_setup_kwargs(captured.kwargs, captured.module, *profile, tree.root, platform);
     spdlog::debug("overrides applied, kwargs rewritten ({:.1f} ms)", elapsed_ms());
@@ -110,6 +142,26 @@ int run_setup_py(const HostOptions& options, const SourceTree& tree,
   } catch (py::error_already_set& error) {
     return report_python_error(error, phase);
   }
+}
+
+// --doctor: every finding on stdout, nothing written.
+int run_doctor_command(const HostOptions& options, const SourceTree& tree, const Profile& profile,
+                       const MachineOutput& out) {
+  DoctorReport report;
+  try {
+    report = run_doctor(tree.root, tree.setup_py, profile, options.mode);
+  } catch (py::error_already_set& error) {
+    return report_python_error(error, Phase::loading_setup_py);
+  }
+  if (options.doctor == DoctorMode::json) {
+    print_json(out, doctor_json(report));
+  } else {
+    flush_python_streams();
+    std::ostringstream text;
+    print_doctor_text(report, text);
+    out.write(text.str());
+  }
+  return report.healthy() ? exit_code::ok : exit_code::doctor_findings;
 }
 
 // --apply-patches, --patch-status, --restore-sources: the patch engine alone.
@@ -188,10 +240,16 @@ int run_host(const HostOptions& options) {
   if (options.patch_action != PatchAction::none) {
     return run_patch_action(options, tree, *profile);
   }
+  if (options.doctor != DoctorMode::none) {
+    const Interpreter interpreter = choose_interpreter(options.python);
+    const MachineOutput out;  // before Python starts: setup.py's prints go to stderr
+    EmbeddedPython python(interpreter, tree.script, {}, tree.run_dir);
+    return run_doctor_command(options, tree, *profile, out);
+  }
   if (options.list_env != ListEnv::none) {
     const Interpreter interpreter = choose_interpreter(options.python);
     const MachineOutput out;  // before Python starts: setup.py's prints go to stderr
-    EmbeddedPython python(interpreter, tree.script, options.setup_args, tree.root);
+    EmbeddedPython python(interpreter, tree.script, options.setup_args, tree.run_dir);
     return list_environment_of(options, tree, *profile, out);
   }
   ensure_distributed_sources(tree.root, *profile);
@@ -201,7 +259,7 @@ int run_host(const HostOptions& options) {
   if (options.dump != DumpMode::none) {
     out.emplace();  // before Python starts: setup.py's prints go to stderr
   }
-  EmbeddedPython python(interpreter, tree.script, options.setup_args, tree.root);
+  EmbeddedPython python(interpreter, tree.script, options.setup_args, tree.run_dir);
   return run_setup_py(options, tree, profile, out);
 }
 

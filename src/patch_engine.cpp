@@ -1,5 +1,7 @@
 #include "ascend_setup/patch_engine.hpp"
 
+#include "ascend_setup/hunk_check.hpp"
+
 #include "ascend_setup/digest.hpp"
 #include "ascend_setup/error.hpp"
 #include "ascend_setup/file_lock.hpp"
@@ -317,6 +319,57 @@ PatchEngine::Analysis PatchEngine::analyse(const std::vector<Patch>& wanted) con
   return analysis;
 }
 
+// The failure path, hunk by hunk: a wanted patch that does not fit the
+// committed content no longer fits upstream (patch_stale, whatever `force`);
+// otherwise the user's edits overlap (patch_conflict unless `force`).
+void PatchEngine::report_troubled_files(const std::vector<std::string>& troubled,
+                                        const Analysis& analysis, const std::vector<Patch>& wanted,
+                                        bool force) const {
+  const auto repo = SourceRepo::open(tree_root_);
+  std::vector<std::string> stale;
+  std::vector<std::string> overlapping;
+  for (const auto& file : troubled) {
+    std::vector<std::string> hunks;
+    for (const auto& patch : wanted) {
+      if (!patch.touches(file)) {
+        continue;
+      }
+      if (repo) {
+        for (const auto& hunk :
+             failing_hunks(patch.text, patch.origin.string(), file, repo->committed_file(file))) {
+          stale.push_back(patch.name + ": " + hunk.describe());
+        }
+      }
+      for (const auto& hunk : failing_hunks(patch.text, patch.origin.string(), file,
+                                            read_text_file(tree_root_ / file))) {
+        hunks.push_back(hunk.describe());
+      }
+    }
+    const auto conflict = analysis.conflicts.find(file);
+    overlapping.push_back(
+        analysis.missing.count(file) != 0 ? file + " (missing)"
+        : hunks.empty()
+            ? file + " (edits overlap " +
+                  (conflict != analysis.conflicts.end() ? conflict->second : "a patch") + ")"
+            : join(hunks, "; "));
+  }
+  if (!stale.empty()) {
+    throw Error("the Ascend patches no longer fit upstream's committed files (" +
+                    std::to_string(stale.size()) + " hunk" + (stale.size() == 1 ? "" : "s") +
+                    "): " + join(stale, "; ") +
+                    "; nothing was written. Refresh the patches or use the profile for this "
+                    "upstream version (ascend-setup --doctor lists everything)",
+                exit_code::patch_stale);
+  }
+  if (!force) {
+    throw Error("local changes conflict with the Ascend patches in " + join(overlapping, "; ") +
+                    "; nothing was written. Commit, stash or undo those edits, or rerun with "
+                    "--force-patches to save them under " +
+                    (state_dir_ / "saved").string() + " and patch the committed files",
+                exit_code::patch_conflict);
+  }
+}
+
 PatchOutcome PatchEngine::reconcile(const std::vector<Patch>& wanted, bool force,
                                     TreeTransaction& transaction) {
   PatchOutcome outcome;
@@ -329,18 +382,8 @@ PatchOutcome PatchEngine::reconcile(const std::vector<Patch>& wanted, bool force
       troubled.push_back(file);
     }
   }
-  if (!troubled.empty() && !force) {
-    std::vector<std::string> described;
-    for (const auto& file : troubled) {
-      described.push_back(analysis.missing.count(file) != 0
-                              ? file + " (missing)"
-                              : file + " (edits overlap " + analysis.conflicts[file] + ")");
-    }
-    throw Error("local changes conflict with the Ascend patches in " + join(described) +
-                    "; nothing was written. Commit, stash or undo those edits, or rerun with "
-                    "--force-patches to save them under " +
-                    (state_dir_ / "saved").string() + " and patch the committed files",
-                exit_code::patch_conflict);
+  if (!troubled.empty()) {
+    report_troubled_files(troubled, analysis, wanted, force);
   }
   if (!troubled.empty()) {
     const auto repo = SourceRepo::open(tree_root_);
@@ -375,8 +418,11 @@ PatchOutcome PatchEngine::reconcile(const std::vector<Patch>& wanted, bool force
         outcome.saved.push_back(file);
       }
     }
-    spdlog::warn("saved your versions of {} under {}", join(outcome.saved),
-                 outcome.saved_dir.string());
+    spdlog::warn("saved your versions of {} file{} under {}", outcome.saved.size(),
+                 outcome.saved.size() == 1 ? "" : "s", outcome.saved_dir.string());
+    for (const auto& file : outcome.saved) {
+      spdlog::warn("  saved {}", file);
+    }
   }
 
   // Every hunk fitted: now, and only now, write what differs, all or nothing.

@@ -5,6 +5,7 @@
 
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <set>
 
 namespace ascend_setup {
@@ -101,6 +102,40 @@ class TableReader {
     return result;
   }
 
+  // Absent: empty.
+  std::vector<std::string> optional_strings(const std::string& key) {
+    const toml::node* node = find(key);
+    return node == nullptr ? std::vector<std::string>() : string_array(*node, key);
+  }
+
+  // Every key of this table, each an array of inline tables (key "" = this table).
+  std::vector<std::pair<std::string, std::vector<TableReader>>> tables(const std::string&) {
+    std::vector<std::pair<std::string, std::vector<TableReader>>> result;
+    for (const auto& [name, node] : table_) {
+      const std::string name_text(name.str());
+      used_.insert(name_text);
+      const auto* array = node.as_array();
+      if (array == nullptr) {
+        fail(node, name_text, "expected an array of tables");
+      }
+      std::vector<TableReader> entries;
+      for (const toml::node& item : *array) {
+        const auto* inner = item.as_table();
+        if (inner == nullptr) {
+          fail(item, name_text, "expected an array of tables");
+        }
+        entries.emplace_back(*inner, qualified(name_text), source_);
+      }
+      result.emplace_back(name_text, std::move(entries));
+    }
+    return result;
+  }
+
+  [[noreturn]] void fail_key(const std::string& key, const std::string& what) const {
+    const toml::node* node = table_.get(key);
+    fail(node != nullptr ? *node : static_cast<const toml::node&>(table_), key, what);
+  }
+
   TableReader table(const std::string& key) {
     const toml::node& node = require(key);
     if (const auto* value = node.as_table()) {
@@ -163,6 +198,40 @@ class TableReader {
   const std::string& source_;
   std::set<std::string> used_;
 };
+
+// [patch_points]: per override, an array of inline tables.
+std::vector<PatchPoint> read_patch_points(TableReader table) {
+  std::vector<PatchPoint> points;
+  for (auto& [override_name, entries] : table.tables("")) {
+    for (TableReader& entry : entries) {
+      PatchPoint point;
+      point.override_name = override_name;
+      point.id = entry.string("id");
+      point.kind = entry.string("kind");
+      point.aliases = entry.optional_strings("aliases");
+      point.params = entry.optional_strings("params");
+      if (point.kind != "function" && point.kind != "class" && point.kind != "variable" &&
+          point.kind != "method") {
+        entry.fail_key("kind", "expected function, class, variable or method");
+      }
+      if ((point.kind == "method") != (point.id.find('.') != std::string::npos)) {
+        entry.fail_key("id", "a method's id is Class.method; other ids have no dot");
+      }
+      entry.finish();
+      points.push_back(std::move(point));
+    }
+  }
+  for (const PatchPoint& point : points) {
+    const std::string owner = point.class_id();
+    if (!owner.empty() && std::none_of(points.begin(), points.end(), [&](const PatchPoint& p) {
+          return p.id == owner && p.kind == "class";
+        })) {
+      table.fail_key(point.override_name,
+                     "the method " + point.id + " needs its class " + owner + " as a patch point");
+    }
+  }
+  return points;
+}
 
 PatchFile read_patch_file(TableReader table) {
   PatchFile patch;
@@ -290,6 +359,13 @@ Profile parse_profile(std::string_view text, const std::string& source) {
   profile.coverage.clean_names = coverage.strings("clean_names");
   coverage.finish();
 
+  TableReader upstream = top.table("upstream");
+  profile.upstream = {upstream.string("version"), upstream.string("version_variable"),
+                      upstream.string("pin"), upstream.string("cmake_lists")};
+  upstream.finish();
+
+  profile.patch_points = read_patch_points(top.table("patch_points"));
+
   top.finish();
 
   if (profile.version.git_hash_length < 4 || profile.version.git_hash_length > 40) {
@@ -327,6 +403,17 @@ Profile select_profile(const std::optional<std::filesystem::path>& explicit_path
     return load_profile_file(in_tree);
   }
   return parse_profile(builtin_profile_text(), "built-in profile");
+}
+
+std::vector<std::string> PatchPoint::names() const {
+  std::vector<std::string> result = {id.substr(id.rfind('.') + 1)};
+  result.insert(result.end(), aliases.begin(), aliases.end());
+  return result;
+}
+
+std::string PatchPoint::class_id() const {
+  const auto dot = id.find('.');
+  return dot == std::string::npos ? "" : id.substr(0, dot);
 }
 
 std::string architecture_key(const Profile& profile, const std::string& machine) {

@@ -1,6 +1,7 @@
 #include "ascend_setup/setup_kwargs.hpp"
 
 #include "ascend_setup/environment.hpp"
+#include "ascend_setup/patch_points.hpp"
 #include "ascend_setup/text_file.hpp"
 #include "ascend_setup/version.hpp"
 
@@ -58,9 +59,9 @@ py::dict rewrite_setup_kwargs(const py::dict& captured, const py::module_& modul
 
   // Upstream computed these at import time, before the Ascend backend was
   // added: they must be computed again from the patched module.
-  kwargs["packages"] = py::list(module.attr("get_packages")());
-  kwargs["package_dir"] = py::dict(module.attr("get_package_dirs")());
-  kwargs["entry_points"] = module.attr("get_entry_points")();
+  kwargs["packages"] = py::list(upstream_attr(profile, module, "get_packages")());
+  kwargs["package_dir"] = py::dict(upstream_attr(profile, module, "get_package_dirs")());
+  kwargs["entry_points"] = upstream_attr(profile, module, "get_entry_points")();
 
   if (env_on(EnvVar::distributed, profile)) {
     py::dict package_data;

@@ -17,6 +17,9 @@ enum class DumpMode { none, rewritten, captured, diff };
 // --list-env[=table|json]: the build-time environment, nothing built.
 enum class ListEnv { none, table, json };
 
+// --doctor[=text|json]: report every reason the tree does not fit the profile.
+enum class DoctorMode { none, text, json };
+
 // The patch engine on its own (setup.py is not run).
 enum class PatchAction { none, apply, status, restore };
 
@@ -30,7 +33,9 @@ struct HostOptions {
   ListEnv list_env = ListEnv::none;
   PatchAction patch_action = PatchAction::none;
   bool force_patches = false;
-  std::optional<BuildMode> mode;  // --dev / --release
+  DoctorMode doctor = DoctorMode::none;
+  bool allow_version_mismatch = false;  // a release build on another upstream version
+  std::optional<BuildMode> mode;        // --dev / --release
   bool trust_source_dir = false;
   bool host_version = false;
   bool help = false;

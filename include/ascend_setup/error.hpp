@@ -16,6 +16,8 @@ inline constexpr int usage = 2;              // bad host command line
 inline constexpr int bad_input = 3;          // tree, profile, interpreter, environment
 inline constexpr int upstream_mismatch = 4;  // setup.py lacks what the layer needs
 inline constexpr int patch_conflict = 5;     // local edits overlap an Ascend patch hunk
+inline constexpr int patch_stale = 6;        // a patch no longer fits upstream's committed files
+inline constexpr int doctor_findings = 7;    // --doctor found reasons the tree does not fit
 inline constexpr int interrupted = 130;      // Ctrl-C
 }  // namespace exit_code
 

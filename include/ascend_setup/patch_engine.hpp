@@ -57,10 +57,11 @@ class PatchEngine {
   // The default state directory: <tree>/build/ascend-setup/patches.
   static std::filesystem::path default_state_dir(const std::filesystem::path& tree_root);
 
-  // Brings the tree to "patched for this mode". Local edits that overlap a
-  // hunk stop it (Error patch_conflict, nothing written) unless `force`: then
-  // those files are saved under the state directory and patched from their
-  // committed content.
+  // Brings the tree to "patched for this mode". A patch whose hunks do not
+  // fit the committed content stops it (Error patch_stale, every hunk named).
+  // Local edits that overlap a hunk stop it (Error patch_conflict, nothing
+  // written) unless `force`: then those files are saved under the state
+  // directory (each one logged) and patched from their committed content.
   PatchOutcome apply(bool force);
 
   // Returns every patched file to its unpatched content, keeping local edits
@@ -79,6 +80,8 @@ class PatchEngine {
   Analysis analyse(const std::vector<Patch>& wanted) const;
   PatchOutcome reconcile(const std::vector<Patch>& wanted, bool force,
                          TreeTransaction& transaction);
+  void report_troubled_files(const std::vector<std::string>& troubled, const Analysis& analysis,
+                             const std::vector<Patch>& wanted, bool force) const;
   void record_state(const std::vector<Patch>& wanted) const;
   std::filesystem::path journal_dir() const;
   FileLock lock_tree() const;

@@ -21,6 +21,20 @@ struct PatchFile {
   bool optional = false;
 };
 
+// One upstream symbol an override hooks (profile [patch_points]).
+struct PatchPoint {
+  std::string override_name;         // the [patch_points] key
+  std::string id;                    // "name" or "Class.method"
+  std::string kind;                  // function, class, variable, method
+  std::vector<std::string> aliases;  // further upstream names, tried in order
+  std::vector<std::string> params;   // parameters the override passes
+
+  // The names to look for: the id's own (after the class for a method), then the aliases.
+  std::vector<std::string> names() const;
+  // For a method: the id of its class; empty otherwise.
+  std::string class_id() const;
+};
+
 struct Profile {
   std::string source;  // where it came from: a path or "built-in"
   std::string name;
@@ -88,6 +102,12 @@ struct Profile {
     EnvList inputs, set, prepend_paths;
     std::vector<std::string> clean_prefixes, clean_names;
   } coverage;
+
+  struct Upstream {
+    std::string version, version_variable, pin, cmake_lists;
+  } upstream;
+
+  std::vector<PatchPoint> patch_points;  // in profile order, grouped by override
 };
 
 // The TOML text of the built-in profile.

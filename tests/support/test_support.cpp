@@ -245,14 +245,19 @@ fs::path write_profile(const fs::path& path,
                        const std::vector<std::pair<std::string, std::string>>& replacements) {
   std::string text(ascend_setup::builtin_profile_text());
   for (const auto& [from, to] : replacements) {
-    const auto at = text.find(from);
-    EXPECT_NE(at, std::string::npos) << "not in the built-in profile: " << from;
-    if (at != std::string::npos) {
-      text.replace(at, from.size(), to);
-    }
+    text = replace_once(text, from, to);
   }
   write_file(path, text);
   return path;
+}
+
+std::string replace_once(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << "no '" << from << "' in the text";
+  if (at != std::string::npos) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
 }
 
 std::string make_distributed_remote(const fs::path& dir, const fs::path& home) {

@@ -57,6 +57,9 @@ ascend_setup::ProcessResult run_host(const std::vector<std::string>& args, const
 
 nlohmann::ordered_json parse_json(const std::string& text);
 
+// `text` with the first `from` replaced by `to`; a test failure when absent.
+std::string replace_once(std::string text, const std::string& from, const std::string& to);
+
 // Writes the built-in profile to `path` with each `from` text replaced by
 // its `to` (each must occur), for tests that point a profile value elsewhere.
 fs::path write_profile(const fs::path& path,

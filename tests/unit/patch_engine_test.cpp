@@ -25,15 +25,6 @@ std::vector<std::string> all_files() {
   return files;
 }
 
-std::string replace_once(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << "no '" << from << "' in the text";
-  if (at != std::string::npos) {
-    text.replace(at, from.size(), to);
-  }
-  return text;
-}
-
 class PatchEngineTest : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {

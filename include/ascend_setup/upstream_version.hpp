@@ -1,0 +1,28 @@
+// The upstream version setup.py carries (the profile's [upstream]
+// version_variable, e.g. TRITON_VERSION = "3.6.0" + suffix) against the
+// version the profile was made for.
+#pragma once
+
+#include "ascend_setup/build_mode.hpp"
+#include "ascend_setup/profile.hpp"
+
+#include <pybind11/pybind11.h>
+
+#include <optional>
+#include <string>
+
+namespace ascend_setup {
+
+// "3.6.0+git1234" -> "3.6.0": the leading dotted digits.
+std::string release_part(const std::string& version);
+
+// The loaded module's version variable, nullopt when it has none.
+std::optional<std::string> captured_upstream_version(const Profile& profile,
+                                                     const pybind11::module_& module);
+
+// A mismatch is a warning in a dev build; in a release build it throws
+// Error(upstream_mismatch) unless `allow` (--allow-version-mismatch).
+void check_upstream_version(const Profile& profile, const pybind11::module_& module, BuildMode mode,
+                            bool allow);
+
+}  // namespace ascend_setup

@@ -1,0 +1,258 @@
+// --doctor, patch points as profile data, the upstream version check and the
+// python/setup.py layout, through the built binary on copies of the example
+// tree. The "stand-ins" are the example's setup.py edited the way upstream
+// changed it between versions (upstream-contract.md): a removed function, a
+// renamed class, a failing import, a changed signature, an older version.
+#include "ascend_setup/error.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace test_support;
+using ascend_setup::ProcessResult;
+namespace code = ascend_setup::exit_code;
+
+namespace {
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// Every file under `tree` (.git included) with its mtime and content.
+std::map<fs::path, std::pair<long long, std::string>> snapshot(const fs::path& tree) {
+  std::map<fs::path, std::pair<long long, std::string>> files;
+  for (const auto& entry : fs::recursive_directory_iterator(tree)) {
+    if (entry.is_directory() && !entry.is_symlink()) {
+      files[entry.path()] = {0, "dir"};
+    } else {
+      files[entry.path()] = {mtime_ns(entry.path()),
+                             entry.is_symlink() ? "link" : read_file(entry.path())};
+    }
+  }
+  return files;
+}
+
+class DoctorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    tree = copy_example_tree(dir.path());
+    env = offline_env(dir.path());
+    env["TRITON_DEV_MODE"] = std::nullopt;
+    env["TRITON_RELEASE_MODE"] = std::nullopt;
+  }
+  ProcessResult host(const std::vector<std::string>& args) { return run_host(args, tree, env); }
+  void edit(const std::string& file, const std::string& from, const std::string& to) {
+    write_file(tree / file, replace_once(read_file(tree / file), from, to));
+  }
+  void commit(const std::string& message) {
+    must_run({"git", "commit", "-qam", message}, tree, git_env(dir.path()));
+  }
+  // The stand-in of a newer upstream setup.py: each kind of drift at once.
+  void drift_setup_py(bool failing_import) {
+    edit("setup.py", "def get_llvm_package_info():", "def get_llvm_package_info_gone():");
+    edit("setup.py", "class Package:", "class PackageSpec:");
+    edit("setup.py", "Package(", "PackageSpec(");
+    edit("setup.py", "def add_links(external_only):", "def add_links(only_external):");
+    edit("setup.py", "external_only=external_only)", "external_only=only_external)");
+    edit("setup.py", "if not external_only and", "if not only_external and");
+    edit("setup.py", "TRITON_VERSION = \"3.6.0\"", "TRITON_VERSION = \"3.5.0\"");
+    if (failing_import) {
+      edit("setup.py", "import pybind11\n", "import pybind11\nimport nanobind\n");
+    }
+  }
+  TempDir dir;
+  fs::path tree;
+  Env env;
+};
+
+}  // namespace
+
+TEST_F(DoctorTest, HealthyTreeExitsZeroAndWritesNothing) {
+  make_git_repo(tree, dir.path());
+  const auto before = snapshot(tree);
+  const ProcessResult result = host({"--doctor"});
+  EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_TRUE(has(result.out, "healthy: the tree fits the profile")) << result.out;
+  EXPECT_EQ(snapshot(tree), before) << "the doctor wrote into the tree";
+  EXPECT_EQ(must_run({"git", "status", "--porcelain"}, tree, git_env(dir.path())), "");
+
+  const ProcessResult json = host({"--doctor=json"});
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  const auto report = parse_json(json.out);
+  EXPECT_EQ(report["healthy"], true);
+  EXPECT_EQ(report["findings"].size(), 0u);
+  EXPECT_EQ(report["profile"]["name"], "triton-ascend-3.6.0");
+}
+
+TEST_F(DoctorTest, NewerUpstreamSetupPyStandInAllFindingsInOneRun) {
+  drift_setup_py(/*failing_import=*/true);
+  const auto before = snapshot(tree);
+  const ProcessResult result = host({"--doctor"});
+  EXPECT_EQ(result.exit_code, code::doctor_findings) << result.err;
+  EXPECT_EQ(snapshot(tree), before);
+  const std::string& out = result.out;
+  EXPECT_TRUE(has(out, "patch points:\n")) << out;
+  EXPECT_TRUE(has(out, "missing: setup.py has no function get_llvm_package_info")) << out;
+  EXPECT_TRUE(has(out, "missing: setup.py has no class Package")) << out;
+  EXPECT_TRUE(has(out, "missing-parameter: add_links has no parameter 'external_only'")) << out;
+  EXPECT_TRUE(has(out, "imports:\n")) << out;
+  EXPECT_TRUE(has(out, "imports nanobind, which fails here: ModuleNotFoundError")) << out;
+  EXPECT_TRUE(has(out, "upstream-version: setup.py's TRITON_VERSION is 3.5.0")) << out;
+  EXPECT_TRUE(has(out, "5 findings\n")) << out;
+  EXPECT_EQ(result.err.find("Traceback"), std::string::npos) << result.err;
+
+  const ProcessResult json = host({"--doctor=json"});
+  EXPECT_EQ(json.exit_code, code::doctor_findings);
+  const auto report = parse_json(json.out);
+  EXPECT_EQ(report["healthy"], false);
+  std::set<std::string> kinds;
+  for (const auto& finding : report["findings"]) {
+    kinds.insert(finding["group"].get<std::string>() + "/" + finding["kind"].get<std::string>() +
+                 "/" + finding["subject"].get<std::string>());
+  }
+  EXPECT_EQ(kinds,
+            (std::set<std::string>{
+                "patch points/missing/get_llvm_package_info", "patch points/missing/Package",
+                "patch points/missing-parameter/add_links.external_only",
+                "imports/failing-import/nanobind", "version/upstream-version/TRITON_VERSION"}))
+      << json.out;
+}
+
+TEST_F(DoctorTest, LoadableStandInIsCheckedLiveToo) {
+  drift_setup_py(/*failing_import=*/false);
+  // A signature only the loaded module shows: prepare rebound at run time.
+  edit("setup.py", "TRITON_VERSION = ",
+       "BackendInstaller.prepare = staticmethod(lambda name, src=None: None)\n"
+       "TRITON_VERSION = ");
+  const ProcessResult result = host({"--doctor=json"});
+  EXPECT_EQ(result.exit_code, code::doctor_findings) << result.err;
+  const auto report = parse_json(result.out);
+  bool live = false;
+  for (const auto& finding : report["findings"]) {
+    EXPECT_NE(finding["kind"], "does-not-load") << finding.dump();
+    if (finding["subject"] == "BackendInstaller.prepare.backend_name") {
+      live = finding["seen_in"] == "loaded module";
+    }
+  }
+  EXPECT_TRUE(live) << result.out;
+}
+
+TEST_F(DoctorTest, StaleAndAppliedHunksAgainstCommittedContentLocalEditsApart) {
+  make_git_repo(tree, dir.path());
+  // Upstream moved on: a context line of ir.cc's hunk changed, committed.
+  edit("python/src/ir.cc", "m.def(\"add\", [](int a, int b) { return a + b; });",
+       "m.def(\"add\", [](long a, long b) { return a + b; });");
+  // Someone committed the patched semantic.py.
+  edit("python/triton/language/semantic.py", "    return (value, dtype)\n",
+       "    # Ascend: casts keep the NPU dtype table in sync.\n    return (value, dtype, "
+       "\"npu\")\n");
+  commit("upstream moved");
+  // An uncommitted edit overlapping a hunk.
+  edit("bin/triton-opt.cpp", "  return 0;", "  return 1;");
+  const ProcessResult result = host({"--doctor"});
+  EXPECT_EQ(result.exit_code, code::doctor_findings) << result.err;
+  const std::string& out = result.out;
+  EXPECT_TRUE(has(out, "patches:\n")) << out;
+  EXPECT_TRUE(has(out,
+                  "stale-hunk: triton-ascend-3.6.0.patch: python/src/ir.cc @@ -8,4 +8,6 @@: "
+                  "line 10 has \"  m.def(\"add\", [](long a, long b) { return a + b; });\", "
+                  "the patch expects \"  m.def(\"add\", [](int a, int b) { return a + b; "
+                  "});\" (committed content)"))
+      << out;
+  EXPECT_TRUE(has(out,
+                  "already-applied: triton-ascend-3.6.0.patch: "
+                  "python/triton/language/semantic.py @@ -7,7 +7,8 @@: already applied"))
+      << out;
+  EXPECT_TRUE(has(out, "local-edit: bin/triton-opt.cpp has uncommitted edits")) << out;
+}
+
+TEST_F(DoctorTest, CmakeSwitchTheTreeNoLongerKnows) {
+  edit("third_party/ascend/CMakeLists.txt", "option(TRITON_BUILD_TD ", "option(TRITON_BUILD_DIST ");
+  const ProcessResult result = host({"--doctor"});
+  EXPECT_EQ(result.exit_code, code::doctor_findings);
+  EXPECT_TRUE(has(result.out,
+                  "cmake:\n  unknown-switch: third_party/ascend/CMakeLists.txt no "
+                  "longer mentions TRITON_BUILD_TD"))
+      << result.out;
+}
+
+TEST_F(DoctorTest, BuildNamesEveryMissingPatchPointAtOnce) {
+  drift_setup_py(/*failing_import=*/false);
+  const ProcessResult result = host({"--dev", "--dump-kwargs"});
+  EXPECT_EQ(result.exit_code, code::upstream_mismatch) << result.err;
+  EXPECT_TRUE(has(result.err, "(3 patch points")) << result.err;
+  EXPECT_TRUE(has(result.err, "get_llvm_package_info")) << result.err;
+  EXPECT_TRUE(has(result.err, "class Package")) << result.err;
+  EXPECT_TRUE(has(result.err, "'external_only'")) << result.err;
+  EXPECT_FALSE(has(result.err, "Traceback")) << result.err;
+}
+
+TEST_F(DoctorTest, RenameIsAProfileEditAlias) {
+  edit("setup.py", "def get_entry_points():", "def entry_points_of_backends():");
+  edit("setup.py", "entry_points=get_entry_points()", "entry_points=entry_points_of_backends()");
+  ProcessResult result = host({"--dump-kwargs"});
+  EXPECT_EQ(result.exit_code, code::upstream_mismatch) << result.err;
+  EXPECT_TRUE(has(result.err, "get_entry_points")) << result.err;
+
+  write_profile(tree / "ascend-setup.toml",
+                {{"{ id = \"get_entry_points\", kind = \"function\" }",
+                  "{ id = \"get_entry_points\", kind = \"function\", aliases = "
+                  "[\"entry_points_of_backends\"] }"}});
+  result = host({"--dump-kwargs"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(parse_json(result.out)["entry_points"]["triton.backends"][0],
+            "ascend = triton.backends.ascend");
+}
+
+TEST_F(DoctorTest, OlderUpstreamVersionStopsAReleaseBuildWarnsADevBuild) {
+  edit("setup.py", "TRITON_VERSION = \"3.6.0\"", "TRITON_VERSION = \"3.4.0\"");
+  ProcessResult result = host({"--release", "--dump-kwargs"});
+  EXPECT_EQ(result.exit_code, code::upstream_mismatch);
+  EXPECT_TRUE(has(result.err,
+                  "upstream's setup.py is version 3.4.0 (TRITON_VERSION), the profile "
+                  "triton-ascend-3.6.0 is for upstream 3.6.0"))
+      << result.err;
+  result = host({"--release", "--allow-version-mismatch", "--dump-kwargs"});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(has(result.err, "warning")) << result.err;
+  result = host({"--dev", "--dump-kwargs"});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(has(result.err, "version 3.4.0")) << result.err;
+}
+
+TEST_F(DoctorTest, SetupPyUnderPythonDirIsFoundAndRunsThere) {
+  fs::remove(tree / "setup.py");
+  write_file(tree / "python/setup.py",
+             "import os\nfrom setuptools import setup\n"
+             "setup(name='triton', version='3.2.0', description=os.getcwd())\n");
+  const ProcessResult result =
+      run_host({"-C", tree.string(), "--dump-kwargs=captured"}, dir.path(), env);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto kwargs = parse_json(result.out);
+  EXPECT_EQ(kwargs["description"], fs::canonical(tree / "python").string());
+  EXPECT_EQ(kwargs["version"], "3.2.0");
+}
+
+TEST_F(DoctorTest, PatchThatNoLongerFitsUpstreamIsItsOwnErrorNamingEveryHunk) {
+  make_git_repo(tree, dir.path());
+  edit("python/src/ir.cc", "m.def(\"add\", [](int a, int b) { return a + b; });",
+       "m.def(\"add\", [](long a, long b) { return a + b; });");
+  edit("bin/triton-opt.cpp", "int main() {", "int main(void) {");
+  commit("upstream moved");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--apply-patches"}, {"--force-patches", "--apply-patches"}}) {
+    const ProcessResult result = host(args);
+    EXPECT_EQ(result.exit_code, code::patch_stale) << result.err;
+    EXPECT_TRUE(has(result.err, "no longer fit upstream's committed files (2 hunks)"))
+        << result.err;
+    EXPECT_TRUE(has(result.err,
+                    "triton-ascend-3.6.0.patch: python/src/ir.cc @@ -8,4 +8,6 @@: "
+                    "line 10 has"))
+        << result.err;
+    EXPECT_TRUE(
+        has(result.err, "bin/triton-opt.cpp @@ -3,6 +3,6 @@: line 5 has \"int main(void) {\""))
+        << result.err;
+    EXPECT_EQ(read_file(tree / "python/triton/language/semantic.py"),
+              read_file(fs::path(EXAMPLE_TREE) / "python/triton/language/semantic.py"));
+  }
+}
