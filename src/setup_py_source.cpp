@@ -47,7 +47,7 @@ bool is_dataclass(const py::handle& class_def) {
   return false;
 }
 
-// The leading string literal of "X = "3.6.0" + suffix()" and the like.
+// The leading string literal of "X = "1.2.3" + suffix()" and the like.
 std::optional<std::string> leading_literal(const py::handle& value) {
   const std::string type = node_type(value);
   if (type == "Constant" && py::isinstance<py::str>(value.attr("value"))) {

@@ -1,5 +1,5 @@
 // The upstream version setup.py carries (the profile's [upstream]
-// version_variable, e.g. TRITON_VERSION = "3.6.0" + suffix) against the
+// version_variable, e.g. TRITON_VERSION = "1.2.3" + suffix) against the
 // version the profile was made for.
 #pragma once
 
@@ -13,7 +13,7 @@
 
 namespace ascend_setup {
 
-// "3.6.0+git1234" -> "3.6.0": the leading dotted digits.
+// "1.2.3+git1234" -> "1.2.3": the leading dotted digits.
 std::string release_part(const std::string& version);
 
 // The loaded module's version variable, nullopt when it has none.
