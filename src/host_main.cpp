@@ -29,6 +29,9 @@ int main(int argc, char** argv) {
     ::unsetenv(saved_library_path_env);
   }
   const int code = run_guarded([&] {
+    // A stop that came before the handlers (pending from the launcher): exit
+    // 128 + signal before anything is done.
+    throw_if_stopped();
     const HostOptions options = parse_command_line(std::vector<std::string>(argv, argv + argc));
     set_log_level(options.log_level);
     if (options.help) {

@@ -111,9 +111,15 @@ ProcessResult run_process(const ProcessSpec& spec) {
   sigaddset(&defaults, SIGINT);
   sigaddset(&defaults, SIGQUIT);
   posix_spawnattr_setsigdefault(&attributes, &defaults);
+  // Nothing blocked in the child, even while the launcher blocks the stop
+  // signals (stop_signals.hpp).
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attributes, &none);
   // Its own process group, so that a stop signal reaches all it starts.
   posix_spawnattr_setpgroup(&attributes, 0);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setflags(&attributes,
+                           POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
   throw_if_stopped();
   pid_t pid = 0;
   const int rc = posix_spawnp(&pid, argv[0].c_str(), &actions, &attributes, argv_ptrs.data(),

@@ -1,7 +1,10 @@
 #include "ascend_setup/stop_signals.hpp"
 
+#include "ascend_setup/descendants.hpp"
 #include "ascend_setup/error.hpp"
 
+#include <pthread.h>
+#include <semaphore.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +14,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -25,6 +29,30 @@ volatile std::sig_atomic_t received = 0;
 std::atomic<void (*)()> stop_hook{nullptr};
 // Lock-free, so that the handler may read it: 0 marks a free slot.
 std::array<std::atomic<int>, 512> child_groups{};
+// The handler posts it (async-signal-safe); the stopper thread waits on it.
+sem_t stopper_wakeup;
+std::once_flag stopper_started;
+
+sigset_t stop_signal_set() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int number : stop_signals) {
+    sigaddset(&set, number);
+  }
+  return set;
+}
+
+// Ends every descendant, however it was started (os.system, a double fork):
+// the main thread may be blocked waiting for one of them, so this cannot wait
+// for the run to unwind. It reaps nothing: Python's subprocess waits for its
+// own children.
+void stopper() {
+  for (;;) {
+    while (::sem_wait(&stopper_wakeup) != 0) {
+    }
+    stop_descendants(grace, /*reap=*/false);
+  }
+}
 
 void on_stop_signal(int number) {
   const int saved_errno = errno;
@@ -40,6 +68,7 @@ void on_stop_signal(int number) {
   if (auto hook = stop_hook.load()) {
     hook();
   }
+  ::sem_post(&stopper_wakeup);
   errno = saved_errno;
 }
 
@@ -48,6 +77,17 @@ bool group_exists(int group) { return ::kill(-group, 0) == 0 || errno == EPERM; 
 }  // namespace
 
 void install_stop_signal_handlers() {
+  // Blocked while the handlers change (the launcher execs with them blocked,
+  // so one that came before is pending now), then unblocked: a pending one
+  // reaches the handler at once.
+  const sigset_t set = stop_signal_set();
+  ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::call_once(stopper_started, [] {
+    become_subreaper();
+    ::sem_init(&stopper_wakeup, 0, 0);
+    // Started with the stop signals blocked: they go to the main thread.
+    std::thread(stopper).detach();
+  });
   struct sigaction action {};
   action.sa_handler = on_stop_signal;
   sigemptyset(&action.sa_mask);
@@ -59,6 +99,24 @@ void install_stop_signal_handlers() {
     }
     ::sigaction(number, &action, nullptr);
   }
+  ::pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+}
+
+void block_stop_signals() {
+  const sigset_t set = stop_signal_set();
+  ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+int pending_stop_signal() {
+  sigset_t pending;
+  sigemptyset(&pending);
+  ::sigpending(&pending);
+  for (int number : stop_signals) {
+    if (sigismember(&pending, number) == 1) {
+      return number;
+    }
+  }
+  return 0;
 }
 
 int stop_signal() { return received; }
@@ -72,7 +130,13 @@ void throw_if_stopped() {
   }
 }
 
-void set_stop_hook(void (*hook)()) { stop_hook.store(hook); }
+void set_stop_hook(void (*hook)()) {
+  stop_hook.store(hook);
+  // A stop that came before the hook still reaches it.
+  if (hook != nullptr && received != 0) {
+    hook();
+  }
+}
 
 void register_child_group(int pgid) {
   // Groups that ended free their slot first; a stop that came before the
@@ -135,6 +199,9 @@ void stop_children() {
       }
     }
   }
+  // Then whatever else descends from this process (started outside Popen,
+  // or re-parented to it); nothing waits for them any more: reaped here.
+  stop_descendants(grace, /*reap=*/true);
 }
 
 }  // namespace ascend_setup

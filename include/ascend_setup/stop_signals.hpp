@@ -1,23 +1,41 @@
 // Stop signals (SIGINT, SIGTERM, SIGHUP). The handler notes the first one,
-// sends SIGTERM to every registered child process group and calls the stop
-// hook (the embedded Python's KeyboardInterrupt); it never exits itself, so
-// that the run unwinds: transactions roll back, scratch directories go. On
+// sends SIGTERM to every registered child process group, calls the stop hook
+// (the embedded Python's KeyboardInterrupt) and wakes the stopper thread,
+// which ends every other descendant (descendants.hpp: started through
+// os.system, os.posix_spawn, a double fork; this process is their subreaper)
+// with SIGTERM, then SIGKILL after the grace. The handler never exits itself,
+// so that the run unwinds: transactions roll back, scratch directories go. On
 // the way out, stop_children() gives the children a short grace, then KILLs
-// them, and the exit code is 128 + the signal number (130, 143, 129).
-// Blocking calls see EINTR (no SA_RESTART) and call throw_if_stopped().
+// them and every remaining descendant, and the exit code is 128 + the signal
+// number (130, 143, 129). Blocking calls see EINTR (no SA_RESTART) and call
+// throw_if_stopped().
+//
+// Before the handlers exist: the launcher blocks the stop signals first thing
+// and execs the host with them blocked; the host installs its handlers, then
+// unblocks them, so one that came in between is handled (exit 128 + signal)
+// before anything is done. A launcher that ends without exec checks
+// pending_stop_signal().
 #pragma once
 
 namespace ascend_setup {
 
 // Installs the handler for each stop signal that is not ignored (a
-// background job keeps ignoring SIGINT, as shells expect).
+// background job keeps ignoring SIGINT, as shells expect), then unblocks
+// them. The first call also makes this process a child subreaper and starts
+// the stopper thread.
 void install_stop_signal_handlers();
+
+// For the launcher: the stop signals stay pending (across exec) until the
+// host's handlers are installed.
+void block_stop_signals();
+int pending_stop_signal();  // a blocked stop signal that arrived, else 0
 
 int stop_signal();        // 0 while no stop signal arrived, else its number
 int stopped_exit_code();  // 128 + stop_signal(), or 130 when none arrived
 void throw_if_stopped();  // Error("interrupted by SIGTERM", 143) once one arrived
 
 // Called from the signal handler: must be async-signal-safe; nullptr for none.
+// Called at once when a stop signal already arrived.
 void set_stop_hook(void (*hook)());
 
 // Children started in their own process group (pgid == pid) register here,

@@ -3,7 +3,9 @@
 // loss) at every write then a rerun, a write refused midway (the LD_PRELOAD
 // stand-in tests/stand_ins/fail_nth_write.cpp), concurrent runs, symlinked
 // and executable files, a setup.py that prints during --dump-kwargs, a
-// multiprocessing spawn pool in setup.py, and a stop while cmake builds.
+// multiprocessing spawn pool in setup.py, a stop while cmake builds, a stop
+// while setup.py waits for processes it started without subprocess.Popen,
+// and a stop that arrives before the signal handlers exist.
 #include "ascend_setup/digest.hpp"
 #include "test_support.hpp"
 
@@ -21,6 +23,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -32,13 +35,22 @@ namespace {
 // ascend-setup started without waiting for it: stdout and stderr go to files.
 class BackgroundRun {
  public:
+  // With `pending_signal`, ascend-setup starts with that signal already
+  // arrived and blocked: as one that comes before its handlers exist.
   BackgroundRun(const std::vector<std::string>& args, const fs::path& cwd, const Env& env,
-                const fs::path& logs)
+                const fs::path& logs, int pending_signal = 0)
       : out_(logs.string() + ".out"), err_(logs.string() + ".err") {
     std::vector<std::string> argv{ASCEND_SETUP_BINARY};
     argv.insert(argv.end(), args.begin(), args.end());
     pid_ = ::fork();
     if (pid_ == 0) {
+      if (pending_signal != 0) {
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, pending_signal);
+        ::sigprocmask(SIG_BLOCK, &set, nullptr);
+        ::raise(pending_signal);
+      }
       for (const auto& [name, value] : env) {
         value ? ::setenv(name.c_str(), value->c_str(), 1) : ::unsetenv(name.c_str());
       }
@@ -75,6 +87,21 @@ class BackgroundRun {
       died_of_signal_ = WIFSIGNALED(status);
     }
     return exit_code_;
+  }
+  // The exit code once it ended, polling up to `limit` (a guard against a
+  // test that would hang, not a timing check); nullopt if it still runs.
+  std::optional<int> wait_at_most(std::chrono::seconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (exit_code_ < 0 && std::chrono::steady_clock::now() < deadline) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        died_of_signal_ = WIFSIGNALED(status);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return exit_code_ < 0 ? std::nullopt : std::optional<int>(exit_code_);
   }
   // Killed by a signal's default action rather than exiting.
   bool died_of_signal() const { return died_of_signal_; }
@@ -472,6 +499,93 @@ TEST_F(InterruptionTest, StopDuringCmakeBuildLeavesNoChildRunningWithStandInComp
       EXPECT_TRUE(process_gone(pid)) << "pid " << pid << " still runs after signal " << number;
     }
   }
+}
+
+// A setup.py stand-in starts sleeping processes every way but Popen: a
+// background job of os.system (its shell ends, the sleep is re-parented),
+// os.posix_spawn, a double fork; then it blocks in os.system. A stop signal
+// to ascend-setup ends every one of them, and the run exits 128 + signal; a
+// process the test started itself (not ascend-setup's) is left alone.
+TEST_F(InterruptionTest, StopEndsProcessesStartedOutsidePopen_SetupPyStandIn) {
+  const fs::path project = dir.path() / "project";
+  const fs::path pids = dir.path() / "pids";
+  write_file(project / "setup.py",
+             "import os, sys\n"
+             "pids = os.environ['PIDS']\n"
+             "os.system(f'sleep 300 & echo $! >> {pids}')\n"
+             "spawned = os.posix_spawn('/bin/sleep', ['sleep', '300'], os.environ)\n"
+             "with open(pids, 'a') as out:\n"
+             "    out.write(f'{spawned}\\n')\n"
+             "child = os.fork()\n"
+             "if child == 0:\n"
+             "    if os.fork() == 0:\n"
+             "        with open(pids, 'a') as out:\n"
+             "            out.write(f'{os.getpid()}\\n')\n"
+             "        os.execv('/bin/sleep', ['sleep', '300'])\n"
+             "    os._exit(0)\n"
+             "os.waitpid(child, 0)\n"
+             "open(os.environ['READY'], 'w').close()\n"
+             "os.system('sleep 300')\n"
+             "from setuptools import setup\n"
+             "setup(name='demo', version='1.0')\n");
+  const pid_t bystander = ::fork();
+  if (bystander == 0) {
+    ::execl("/bin/sleep", "sleep", "300", nullptr);
+    ::_exit(127);
+  }
+  for (int number : {SIGTERM, SIGHUP}) {
+    const fs::path ready = dir.path() / "ready";
+    fs::remove(ready);
+    fs::remove(pids);
+    Env all = env;
+    all["PIDS"] = pids.string();
+    all["READY"] = ready.string();
+    BackgroundRun run({"-C", project.string(), "--dump-kwargs=captured"}, dir.path(), all,
+                      dir.path() / "run");
+    for (int i = 0; i < 2400 && !fs::exists(ready) && !run.wait_at_most(std::chrono::seconds(0));
+         ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ASSERT_TRUE(fs::exists(ready)) << run.err();
+    std::vector<pid_t> started;
+    std::istringstream listed(read_file(pids));
+    for (pid_t pid = 0; listed >> pid;) {
+      started.push_back(pid);
+    }
+    ASSERT_EQ(started.size(), 3u) << read_file(pids);
+    run.signal(number);
+    const auto code = run.wait_at_most(std::chrono::seconds(120));
+    ASSERT_TRUE(code.has_value()) << "still running 120 s after signal " << number;
+    EXPECT_EQ(*code, 128 + number) << run.err();
+    EXPECT_FALSE(run.died_of_signal());
+    for (const pid_t pid : started) {
+      EXPECT_TRUE(process_gone(pid)) << "pid " << pid << " still runs after signal " << number;
+      if (!process_gone(pid)) {
+        ::kill(pid, SIGKILL);
+      }
+    }
+    EXPECT_FALSE(process_gone(bystander)) << "a process that is not ascend-setup's was stopped";
+  }
+  ::kill(bystander, SIGKILL);
+  ::waitpid(bystander, nullptr, 0);
+}
+
+// A stop signal that arrives before ascend-setup's handlers exist (here: it
+// starts with the signal pending) ends with the documented exit code, not
+// the signal's default action, and nothing is done: the tree stays pristine.
+// Also when the launcher ends without exec'ing a host (no such interpreter).
+TEST_F(InterruptionTest, StopBeforeTheHandlersExistEndsWithItsExitCodeAndDoesNothing) {
+  for (int number : {SIGINT, SIGTERM, SIGHUP}) {
+    BackgroundRun apply({"--apply-patches"}, tree, env, dir.path() / "apply", number);
+    EXPECT_EQ(apply.wait(), 128 + number) << apply.err();
+    EXPECT_FALSE(apply.died_of_signal());
+    EXPECT_EQ(tree_state(tree), pristine) << "signal " << number;
+    EXPECT_EQ(strays(tree, apply.pid()), std::vector<std::string>{});
+    BackgroundRun usage({"--python", "/nonexistent/python3"}, tree, env, dir.path() / "usage",
+                        number);
+    EXPECT_EQ(usage.wait(), 128 + number) << usage.err();
+  }
+  EXPECT_FALSE(fs::exists(tree / "build" / "ascend-setup")) << "the run did something";
 }
 
 }  // namespace

@@ -1,0 +1,33 @@
+// Every process descended from this one, whoever started it (subprocess,
+// os.system, os.posix_spawn, a double fork): this process becomes a child
+// subreaper, so an orphaned descendant is re-parented to it rather than to
+// init, and the descendants are found by following parent pids through /proc.
+// Signals go through a pidfd opened before the parent pid is checked again,
+// so a pid reused by a process that is not ours is never signalled.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <set>
+#include <vector>
+
+namespace ascend_setup {
+
+// PR_SET_CHILD_SUBREAPER for this process (inherited by no one).
+void become_subreaper();
+
+// The living descendants (zombies left out), parents before their children.
+std::vector<pid_t> living_descendants();
+
+// Sends `number` to every living descendant not in `skip` (each one signalled
+// is added to it; nullptr: to all); returns how many were signalled.
+size_t signal_descendants(int number, std::set<pid_t>* skip);
+
+// SIGTERM to every descendant, up to `grace` for them to end (rescanning, so
+// that one started meanwhile is found too), then SIGKILL to what is left.
+// With `reap`, this process's own ended children are reaped as it goes (only
+// when nothing else waits for them: not while Python's subprocess may).
+void stop_descendants(std::chrono::milliseconds grace, bool reap);
+
+}  // namespace ascend_setup
