@@ -88,8 +88,13 @@ ProcessResult run_process(const ProcessSpec& spec) {
   Pipe out;
   Pipe err;
 
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
+  // Destroyed on every path, a stop (throw_if_stopped below) included.
+  struct FileActions {
+    posix_spawn_file_actions_t value;
+    FileActions() { posix_spawn_file_actions_init(&value); }
+    ~FileActions() { posix_spawn_file_actions_destroy(&value); }
+  } file_actions;
+  posix_spawn_file_actions_t& actions = file_actions.value;
   posix_spawn_file_actions_adddup2(&actions, in.read, 0);
   posix_spawn_file_actions_adddup2(&actions, out.write, 1);
   posix_spawn_file_actions_adddup2(&actions, err.write, 2);
@@ -104,8 +109,12 @@ ProcessResult run_process(const ProcessSpec& spec) {
 
   // A child gets default signal dispositions even when ours ignore SIGINT
   // (a background job), so that Ctrl-C reaches it as it would from a shell.
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
+  struct SpawnAttributes {
+    posix_spawnattr_t value;
+    SpawnAttributes() { posix_spawnattr_init(&value); }
+    ~SpawnAttributes() { posix_spawnattr_destroy(&value); }
+  } spawn_attributes;
+  posix_spawnattr_t& attributes = spawn_attributes.value;
   sigset_t defaults;
   sigemptyset(&defaults);
   sigaddset(&defaults, SIGINT);
@@ -124,8 +133,6 @@ ProcessResult run_process(const ProcessSpec& spec) {
   pid_t pid = 0;
   const int rc = posix_spawnp(&pid, argv[0].c_str(), &actions, &attributes, argv_ptrs.data(),
                               envp_ptrs.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attributes);
   if (rc != 0) {
     throw Error("cannot run " + argv[0] + ": " + std::strerror(rc));
   }

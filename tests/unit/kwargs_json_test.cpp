@@ -1,3 +1,4 @@
+#include "ascend_setup/embedded_python.hpp"
 #include "ascend_setup/kwargs_json.hpp"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@ class KwargsJson : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     if (!Py_IsInitialized()) {
+      leave_python_memory_to_python();
       py::initialize_interpreter();
     }
   }
