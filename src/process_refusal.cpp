@@ -1,6 +1,7 @@
 #include "ascend_setup/process_refusal.hpp"
 
-#include <Python.h>
+#include "ascend_setup/strings.hpp"
+
 #include <pybind11/pybind11.h>
 #include <spdlog/spdlog.h>
 
@@ -96,11 +97,7 @@ ProcessRefusal::ProcessRefusal() {
 ProcessRefusal::~ProcessRefusal() {
   refusing = false;
   if (!refused_commands.empty()) {
-    std::string list;
-    for (const std::string& command : refused_commands) {
-      list += (list.empty() ? "`" : ", `") + command + "`";
-    }
-    spdlog::info("--doctor starts no process; not run: {}", list);
+    spdlog::info("--doctor starts no process; not run: `{}`", join(refused_commands, "`, `"));
   }
 }
 

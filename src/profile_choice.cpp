@@ -1,7 +1,7 @@
 #include "ascend_setup/profile_choice.hpp"
 
 #include "ascend_setup/error.hpp"
-#include "ascend_setup/system_error.hpp"
+#include "ascend_setup/strings.hpp"
 #include "ascend_setup/text_file.hpp"
 
 #include <algorithm>
@@ -62,11 +62,11 @@ std::optional<std::string> assigned_version(const std::string& source, const std
 }
 
 std::string known_profiles(const std::vector<Profile>& candidates) {
-  std::string known;
+  std::vector<std::string> known;
   for (const Profile& profile : candidates) {
-    known += (known.empty() ? "" : ", ") + profile.name + " for " + profile.upstream.version;
+    known.push_back(profile.name + " for " + profile.upstream.version);
   }
-  return known;
+  return join(known);
 }
 
 std::vector<Profile> profiles_in(const fs::path& directory) {
