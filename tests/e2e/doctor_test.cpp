@@ -32,18 +32,8 @@ std::map<fs::path, std::pair<long long, std::string>> snapshot(const fs::path& t
   return files;
 }
 
-class DoctorTest : public ::testing::Test {
+class DoctorTest : public ExampleTreeTest {
  protected:
-  void SetUp() override {
-    tree = copy_example_tree(dir.path());
-    env = offline_env(dir.path());
-    env["TRITON_DEV_MODE"] = std::nullopt;
-    env["TRITON_RELEASE_MODE"] = std::nullopt;
-  }
-  ProcessResult host(const std::vector<std::string>& args) { return run_host(args, tree, env); }
-  void edit(const std::string& file, const std::string& from, const std::string& to) {
-    write_file(tree / file, replace_once(read_file(tree / file), from, to));
-  }
   void commit(const std::string& message) {
     must_run({"git", "commit", "-qam", message}, tree, git_env(dir.path()));
   }
@@ -60,9 +50,6 @@ class DoctorTest : public ::testing::Test {
       edit("setup.py", "import pybind11\n", "import pybind11\nimport nanobind\n");
     }
   }
-  TempDir dir;
-  fs::path tree;
-  Env env;
 };
 
 }  // namespace
