@@ -12,10 +12,6 @@
 #include <cstdlib>
 #include <filesystem>
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
-#endif
-
 namespace py = pybind11;
 
 namespace ascend_setup {
@@ -48,59 +44,6 @@ void install_error_bridge() {
     }
   });
 }
-
-}  // namespace
-
-#if defined(__SANITIZE_ADDRESS__)
-namespace {
-// The sanitized build (scripts/quickstart.sh): LeakSanitizer checks what
-// ascend-setup's own code allocates, called from Python or not. CPython does
-// not free everything at finalization (static types, extension modules'
-// state; plain `python3 setup.py --name` on the same libpython "leaks" 58 KB),
-// so CPython's memory is allocated with LSan's checks off: the blocks of its
-// raw allocator, and pymalloc's arenas (malloc'ed here instead of mmap'ed, so
-// that LSan also scans the Python objects in them: a C++ object a live Python
-// object owns, a pybind11 function's record, is not taken for a leak). Our
-// own allocations stay checked, from any caller.
-PyMemAllocatorEx python_raw_allocator{};
-
-void* arena_alloc(void*, size_t size) {
-  __lsan::ScopedDisabler python_memory;
-  return std::malloc(size);
-}
-void arena_free(void*, void* arena, size_t) { std::free(arena); }
-
-void* raw_malloc(void*, size_t size) {
-  __lsan::ScopedDisabler python_memory;
-  return python_raw_allocator.malloc(python_raw_allocator.ctx, size);
-}
-void* raw_calloc(void*, size_t count, size_t size) {
-  __lsan::ScopedDisabler python_memory;
-  return python_raw_allocator.calloc(python_raw_allocator.ctx, count, size);
-}
-void* raw_realloc(void*, void* block, size_t size) {
-  __lsan::ScopedDisabler python_memory;
-  return python_raw_allocator.realloc(python_raw_allocator.ctx, block, size);
-}
-void raw_free(void*, void* block) { python_raw_allocator.free(python_raw_allocator.ctx, block); }
-
-}  // namespace
-
-void leave_python_memory_to_python() {
-  if (python_raw_allocator.malloc != nullptr) {
-    return;
-  }
-  PyMem_GetAllocator(PYMEM_DOMAIN_RAW, &python_raw_allocator);
-  PyMemAllocatorEx wrapped{nullptr, raw_malloc, raw_calloc, raw_realloc, raw_free};
-  PyMem_SetAllocator(PYMEM_DOMAIN_RAW, &wrapped);
-  PyObjectArenaAllocator arenas{nullptr, arena_alloc, arena_free};
-  PyObject_SetArenaAllocator(&arenas);
-}
-#else
-void leave_python_memory_to_python() {}
-#endif
-
-namespace {
 
 // A stop signal becomes Python's KeyboardInterrupt (async-signal-safe).
 void interrupt_python() { PyErr_SetInterrupt(); }
@@ -137,7 +80,6 @@ Interpreter choose_interpreter(const std::optional<std::filesystem::path>& expli
 EmbeddedPython::EmbeddedPython(const Interpreter& interpreter, const std::filesystem::path& script,
                                const std::vector<std::string>& args,
                                const std::filesystem::path& path0) {
-  leave_python_memory_to_python();
   PyConfig config;
   PyConfig_InitPythonConfig(&config);
   config.parse_argv = 0;               // argv is setup.py's, not Python's

@@ -28,12 +28,6 @@ Interpreter choose_interpreter(const std::optional<std::filesystem::path>& expli
 // The major.minor of the linked libpython, e.g. "3.11".
 std::string linked_python_version();
 
-// In a build with AddressSanitizer: the memory CPython's raw allocator hands
-// out is allocated with LeakSanitizer's checks off (CPython does not free it
-// all at exit); ours stays checked. Call before the interpreter starts;
-// nothing in other builds.
-void leave_python_memory_to_python();
-
 // Owns the interpreter for its lifetime. sys.argv = [script, args...],
 // sys.path[0] = path0; SIGINT raises KeyboardInterrupt.
 class EmbeddedPython {

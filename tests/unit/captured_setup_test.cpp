@@ -1,4 +1,3 @@
-#include "ascend_setup/embedded_python.hpp"
 #include "ascend_setup/captured_setup.hpp"
 
 #include "ascend_setup/error.hpp"
@@ -16,7 +15,6 @@ class CapturedSetupTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     if (!Py_IsInitialized()) {
-      leave_python_memory_to_python();
       py::initialize_interpreter();
     }
   }

@@ -1,4 +1,3 @@
-#include "ascend_setup/embedded_python.hpp"
 #include "ascend_setup/kwargs_json.hpp"
 
 #include <gtest/gtest.h>
@@ -13,7 +12,6 @@ class KwargsJson : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     if (!Py_IsInitialized()) {
-      leave_python_memory_to_python();
       py::initialize_interpreter();
     }
   }
