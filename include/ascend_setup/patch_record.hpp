@@ -18,8 +18,8 @@
 namespace ascend_setup {
 
 struct PatchText {
-  std::string name;                // its file name: the key of the record
-  std::filesystem::path origin;    // for messages: the profile's file or the recorded copy
+  std::string name;              // its file name: the key of the record
+  std::filesystem::path origin;  // for messages: the profile's file or the recorded copy
   std::string text;
   std::string sha256;
   std::vector<std::string> files;  // tree-relative paths it touches, in patch order
