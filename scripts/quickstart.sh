@@ -59,11 +59,22 @@ sanitized() {
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O0 -g1 -DNDEBUG" \
     "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -Wno-maybe-uninitialized" >&2
   cmake --build "$dir" >&2
-  PYTHONMALLOC=malloc ASAN_OPTIONS=detect_leaks=1:verify_asan_link_order=0 \
+  # Every report goes to a file as well as failing its process, so that one
+  # from a process whose exit code no test checks still fails the run.
+  local reports="$dir/sanitizer-reports" status=0
+  rm -rf "$reports"
+  mkdir -p "$reports"
+  PYTHONMALLOC=malloc ASAN_OPTIONS="detect_leaks=1:verify_asan_link_order=0:log_path=$reports/asan" \
     LSAN_OPTIONS="suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0" \
-    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$reports/ubsan" \
     ctest --test-dir "$dir" --output-on-failure -j "$(nproc)" \
-    -E '^(Pythons|Wheel|BuildCommandsTest|Backend|Install)\.|Bdist|CmakeBuild'
+    -E '^(Pythons|Wheel|BuildCommandsTest|Backend|Install)\.|Bdist|CmakeBuild' || status=$?
+  if [ -n "$(ls -A "$reports")" ]; then
+    echo "quickstart: sanitizer reports:" >&2
+    cat "$reports"/* >&2
+    status=1
+  fi
+  return "$status"
 }
 
 case "$mode" in
