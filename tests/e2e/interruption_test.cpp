@@ -163,13 +163,9 @@ bool process_gone(pid_t pid) {
   return close != std::string::npos && text.size() > close + 2 && text[close + 2] == 'Z';
 }
 
-class InterruptionTest : public ::testing::Test {
+class InterruptionTest : public ExampleTreeTest {
  protected:
   void SetUp() override {
-    tree = copy_example_tree(dir.path());
-    env = offline_env(dir.path());
-    env["TRITON_DEV_MODE"] = std::nullopt;
-    env["TRITON_RELEASE_MODE"] = std::nullopt;
     pristine = tree_state(tree);
     TempDir other;
     const fs::path copy = copy_example_tree(other.path());
@@ -191,9 +187,6 @@ class InterruptionTest : public ::testing::Test {
     EXPECT_EQ(strays(tree, pid), std::vector<std::string>{}) << context;
   }
 
-  TempDir dir;
-  fs::path tree;
-  Env env;
   std::map<std::string, std::string> pristine;
   std::map<std::string, std::string> patched;
 };
