@@ -43,6 +43,7 @@ void apply_overrides(const OverrideContext& given) {
   override_cmake_build(context);
   override_build_wheel(context);
   override_egg_info(context);
+  override_sdist(context);
 }
 
 }  // namespace ascend_setup

@@ -51,6 +51,8 @@ void override_cmake_build(const OverrideContext& context);
 void override_build_wheel(const OverrideContext& context);
 // egg_info -> EggInfo: entry_points.txt in setup()'s order (ascend first)
 void override_egg_info(const OverrideContext& context);
+// sdist -> Sdist: the release tree records the checkout's HEAD and branch
+void override_sdist(const OverrideContext& context);
 
 // Checks every patch point of the profile at once (Error upstream_mismatch
 // naming all that are missing), then applies the overrides in order.

@@ -77,6 +77,7 @@ def run(argv, cwd, env):
 
 # ascend-setup's own additions to the merged entry's kwargs.
 ADDITIONS = {("cmdclass", "egg_info"): "setup.EggInfo",
+             ("cmdclass", "sdist"): "setup.Sdist",
              ("long_description_content_type",): "text/markdown"}
 
 

@@ -2,7 +2,7 @@
 
 #include "ascend_setup/environment.hpp"
 #include "ascend_setup/error.hpp"
-#include "ascend_setup/source_repo.hpp"
+#include "ascend_setup/checkout_record.hpp"
 #include "ascend_setup/text_file.hpp"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -91,8 +91,9 @@ std::string wheel_version(const Profile& profile, const std::filesystem::path& t
 
   std::optional<std::string> git_hash;
   if (!env_on(EnvVar::manylinux, profile)) {
-    if (auto repo = SourceRepo::open(tree_root)) {
-      git_hash = repo->head_short_id(v.git_hash_length);
+    // A checkout's HEAD, or the one an sdist of a checkout recorded.
+    if (auto facts = checkout_facts(tree_root, v.git_hash_length)) {
+      git_hash = facts->head_short_id;
     }
   }
 
