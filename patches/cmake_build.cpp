@@ -67,13 +67,6 @@ void check_cmake(const py::handle& self, const std::string& minimum) {
   }
 }
 
-std::string expand(std::string text, const std::map<std::string, std::string>& values) {
-  for (const auto& [name, value] : values) {
-    text = replace_all(std::move(text), "{" + name + "}", value);
-  }
-  return text;
-}
-
 // Coverage tooling (hitest) on: every variable, the search paths, the cmake
 // flag (once). Off: no hitest variable survives. Through os.environ, which is
 // what upstream and its subprocesses read.
@@ -108,10 +101,10 @@ void configure_coverage(const Profile& profile) {
     inputs[name] = get(name).value_or(fallback);
   }
   for (const auto& [name, value] : coverage.set) {
-    environ[py::str(name)] = expand(value, inputs);
+    environ[py::str(name)] = expand_placeholders(value, inputs);
   }
   for (const auto& [name, value] : coverage.prepend_paths) {
-    const std::string head = expand(value, inputs);
+    const std::string head = expand_placeholders(value, inputs);
     const auto old = get(name);
     environ[py::str(name)] = old && !old->empty() ? head + ":" + *old : head;
   }

@@ -29,9 +29,12 @@ HostOptions parse_command_line(const std::vector<std::string>& argv) {
                  "Source tree to build (default: current directory)");
   app.add_option("--setup-py", setup_py,
                  "Upstream setup.py to run (default: <source dir>/setup.py)");
-  app.add_option(
-      "--profile", profile,
-      "Version profile (default: <source dir>/ascend-setup.toml, else the built-in one)");
+  app.add_option("--profile", profile,
+                 "Version profile (default: <source dir>/ascend-setup.toml, else the one the "
+                 "tree's upstream version picks among --profile-dir's and the built-in ones)");
+  app.add_option("--profile-dir", options.profile_dirs,
+                 "A directory of version profiles (*.toml) to choose from before the built-in "
+                 "ones; repeatable");
   app.add_option("--python", python,
                  "Python interpreter to pose as (default: $VIRTUAL_ENV/bin/python, else the "
                  "one ascend-setup was built against)");

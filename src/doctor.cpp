@@ -5,6 +5,7 @@
 #include "ascend_setup/hunk_check.hpp"
 #include "ascend_setup/patch_engine.hpp"
 #include "ascend_setup/patch_points.hpp"
+#include "ascend_setup/process_refusal.hpp"
 #include "ascend_setup/setup_py_source.hpp"
 #include "ascend_setup/source_repo.hpp"
 #include "ascend_setup/text_file.hpp"
@@ -46,6 +47,7 @@ class Doctor {
     report_.setup_py = setup_py_;
     report_.profile_name = profile_.name;
     report_.profile_source = profile_.source;
+    report_.profile_chosen_because = profile_.chosen_because;
     check_setup_py();
     check_version_files();
     check_patches();
@@ -82,6 +84,7 @@ class Doctor {
   }
 
   void check_setup_py() {
+    const ProcessRefusal no_processes;  // setup.py's own processes could write
     std::optional<SetupPySource> source;
     try {
       source = read_setup_py_source(setup_py_, profile_.upstream.version_variable);
@@ -252,7 +255,11 @@ DoctorReport run_doctor(const fs::path& tree_root, const fs::path& setup_py, con
 void print_doctor_text(const DoctorReport& report, std::ostream& out) {
   out << "tree " << report.tree_root.string() << "\n";
   out << "setup.py " << report.setup_py.string() << "\n";
-  out << "profile " << report.profile_name << " (" << report.profile_source << ")\n";
+  out << "profile " << report.profile_name << " (" << report.profile_source << ")";
+  if (!report.profile_chosen_because.empty()) {
+    out << ": " << report.profile_chosen_because;
+  }
+  out << "\n";
   if (report.healthy()) {
     out << "healthy: the tree fits the profile\n";
     return;
@@ -273,7 +280,10 @@ nlohmann::ordered_json doctor_json(const DoctorReport& report) {
       {"healthy", report.healthy()},
       {"tree", report.tree_root.string()},
       {"setup_py", report.setup_py.string()},
-      {"profile", {{"name", report.profile_name}, {"source", report.profile_source}}}};
+      {"profile",
+       {{"name", report.profile_name},
+        {"source", report.profile_source},
+        {"chosen_because", report.profile_chosen_because}}}};
   json["findings"] = nlohmann::ordered_json::array();
   for (const DoctorFinding& finding : report.findings) {
     nlohmann::ordered_json entry = {{"group", finding.group},

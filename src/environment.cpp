@@ -151,11 +151,7 @@ std::vector<EnvEntry> registry_rows(const Profile& profile) {
   std::map<std::string, std::string> inputs(profile.coverage.inputs.begin(),
                                             profile.coverage.inputs.end());
   for (const auto& [name, value] : profile.coverage.set) {
-    std::string expanded = value;
-    for (const auto& [input, input_value] : inputs) {
-      expanded = replace_all(std::move(expanded), "{" + input + "}", input_value);
-    }
-    add(name, expanded, {"ascend-setup"},
+    add(name, expand_placeholders(value, inputs), {"ascend-setup"},
         "set for the coverage tools when coverage is on, removed when it is off");
   }
   for (const auto& [name, value] : profile.coverage.prepend_paths) {

@@ -11,6 +11,7 @@
 #include "ascend_setup/kwargs_json.hpp"
 #include "ascend_setup/machine_output.hpp"
 #include "ascend_setup/patch_engine.hpp"
+#include "ascend_setup/profile_choice.hpp"
 #include "ascend_setup/setup_kwargs.hpp"
 #include "ascend_setup/source_repo.hpp"
 #include "ascend_setup/upstream_version.hpp"
@@ -232,8 +233,14 @@ int run_host(const HostOptions& options) {
   const SourceTree tree = enter_source_tree(options);
   const LibgitStartAhead libgit_start(tree.root);
   recover_interrupted_patching(tree.root);  // a killed run's journal, before anything else
-  auto profile = std::make_shared<const Profile>(select_profile(options.profile, tree.root));
-  spdlog::debug("profile {} from {}", profile->name, profile->source);
+  ProfileChoice choice = select_profile({options.profile, options.profile_dirs}, tree.root,
+                                        tree.setup_py);
+  spdlog::log(!choice.fits              ? spdlog::level::warn
+              : choice.candidates > 1 ? spdlog::level::info
+                                      : spdlog::level::debug,
+              "profile {} ({}): {}",
+              choice.profile.name, choice.profile.source, choice.profile.chosen_because);
+  auto profile = std::make_shared<const Profile>(std::move(choice.profile));
 
   // Seed 4.2: the Ascend defaults; a value the user set wins.
   for (const auto& name : prepare_environment(*profile)) {

@@ -393,18 +393,6 @@ Profile load_profile_file(const std::filesystem::path& path) {
   return parse_profile(*text, path.string());
 }
 
-Profile select_profile(const std::optional<std::filesystem::path>& explicit_path,
-                       const std::filesystem::path& tree_root) {
-  if (explicit_path) {
-    return load_profile_file(*explicit_path);
-  }
-  const std::filesystem::path in_tree = tree_root / "ascend-setup.toml";
-  if (std::filesystem::exists(in_tree)) {
-    return load_profile_file(in_tree);
-  }
-  return parse_profile(builtin_profile_text(), "built-in profile");
-}
-
 std::vector<std::string> PatchPoint::names() const {
   std::vector<std::string> result = {id.substr(id.rfind('.') + 1)};
   result.insert(result.end(), aliases.begin(), aliases.end());

@@ -9,6 +9,14 @@ std::string replace_all(std::string text, const std::string& from, const std::st
   return text;
 }
 
+std::string expand_placeholders(std::string text,
+                                const std::map<std::string, std::string>& values) {
+  for (const auto& [name, value] : values) {
+    text = replace_all(std::move(text), "{" + name + "}", value);
+  }
+  return text;
+}
+
 std::string join(const std::vector<std::string>& items, const std::string& separator) {
   std::string text;
   for (const auto& item : items) {

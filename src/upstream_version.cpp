@@ -8,10 +8,6 @@ namespace py = pybind11;
 
 namespace ascend_setup {
 
-std::string release_part(const std::string& version) {
-  return version.substr(0, version.find_first_not_of("0123456789."));
-}
-
 std::optional<std::string> captured_upstream_version(const Profile& profile,
                                                      const py::module_& module) {
   const char* variable = profile.upstream.version_variable.c_str();

@@ -78,6 +78,8 @@ class BackendInstaller:
                                    cwd=root_dir)
                 except subprocess.CalledProcessError:
                     pass
+                except FileNotFoundError:
+                    pass
             backend_src_dir = os.path.join(root_dir, backend_name)
 
         backend_path = os.path.join(backend_src_dir, "backend")

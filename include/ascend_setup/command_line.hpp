@@ -27,6 +27,7 @@ struct HostOptions {
   std::filesystem::path source_dir = ".";
   std::optional<std::filesystem::path> setup_py;
   std::optional<std::filesystem::path> profile;
+  std::vector<std::filesystem::path> profile_dirs;  // --profile-dir, in order
   std::optional<std::filesystem::path> python;
   std::string log_level = "info";
   DumpMode dump = DumpMode::none;

@@ -31,7 +31,7 @@ struct DoctorFinding {
 
 struct DoctorReport {
   std::filesystem::path tree_root, setup_py;
-  std::string profile_name, profile_source;
+  std::string profile_name, profile_source, profile_chosen_because;
   std::vector<DoctorFinding> findings;
   bool healthy() const { return findings.empty(); }
 };

@@ -1,6 +1,7 @@
 // The version profile: every constant of one triton-ascend layer (defaults,
 // pins, URLs, patch names, cmake flags, tool paths, hitest variables). The
-// built-in one is the version profile under patches/, compiled into the binary.
+// built-in ones are the version profiles under patches/, compiled into the
+// binary; src/profile_choice.cpp picks the one a run uses.
 // Loading validates every key; a malformed profile throws Error naming the
 // file, the line and the key.
 #pragma once
@@ -10,6 +11,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,8 +38,9 @@ struct PatchPoint {
 };
 
 struct Profile {
-  std::string source;  // where it came from: a path or "built-in"
+  std::string source;  // where it came from: a path or "built-in <file>"
   std::string name;
+  std::string chosen_because;  // why this run uses it (set by select_profile)
 
   EnvList env_defaults;
 
@@ -110,7 +113,17 @@ struct Profile {
   std::vector<PatchPoint> patch_points;  // in profile order, grouped by override
 };
 
-// The TOML text of the built-in profile.
+// A profile compiled in from patches/: its file name and TOML text.
+struct BuiltinProfile {
+  std::string_view file;
+  std::string_view text;
+};
+
+// Every built-in profile, in file-name order.
+std::span<const BuiltinProfile> builtin_profiles();
+
+// The TOML text of the default built-in profile (CMake's
+// ASCEND_SETUP_DEFAULT_PROFILE): the one for a tree whose version is unknown.
 std::string_view builtin_profile_text();
 
 // Parses and validates a profile. `source` names it in error messages.
@@ -118,11 +131,6 @@ Profile parse_profile(std::string_view text, const std::string& source);
 
 // Reads a profile file. Throws Error when it cannot be read or is malformed.
 Profile load_profile_file(const std::filesystem::path& path);
-
-// The profile a run uses: `explicit_path` when given, else
-// `<tree_root>/ascend-setup.toml` when present, else the built-in one.
-Profile select_profile(const std::optional<std::filesystem::path>& explicit_path,
-                       const std::filesystem::path& tree_root);
 
 // Maps a uname machine name to an architecture key of the profile.
 // Throws Error on an architecture the profile does not list.

@@ -1,6 +1,7 @@
 // Small string helpers shared by the host and the overrides.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,10 @@ namespace ascend_setup {
 // Every occurrence of `from` in `text` replaced by `to` (left to right, the
 // replacement not searched again).
 std::string replace_all(std::string text, const std::string& from, const std::string& to);
+
+// Each `{NAME}` in `text` replaced by values[NAME] (the profile's templates,
+// e.g. "{HITEST_HOME}/bin").
+std::string expand_placeholders(std::string text, const std::map<std::string, std::string>& values);
 
 // The items with `separator` between them.
 std::string join(const std::vector<std::string>& items, const std::string& separator = ", ");

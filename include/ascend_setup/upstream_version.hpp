@@ -5,6 +5,7 @@
 
 #include "ascend_setup/build_mode.hpp"
 #include "ascend_setup/profile.hpp"
+#include "ascend_setup/profile_choice.hpp"
 
 #include <pybind11/pybind11.h>
 
@@ -12,9 +13,6 @@
 #include <string>
 
 namespace ascend_setup {
-
-// "1.2.3+git1234" -> "1.2.3": the leading dotted digits.
-std::string release_part(const std::string& version);
 
 // The loaded module's version variable, nullopt when it has none.
 std::optional<std::string> captured_upstream_version(const Profile& profile,

@@ -12,16 +12,14 @@ using namespace test_support;
 
 namespace {
 
-class DistributedTest : public ::testing::Test {
+class DistributedTest : public ExampleTreeTest {
  protected:
   void SetUp() override {
-    tree = copy_example_tree(dir.path());
     make_git_repo(tree, dir.path());
     clone = tree / "third_party/ascend/Triton-distributed-ascend";
     remote = dir.path() / "remote" / "Triton-distributed-ascend";
     pin = make_distributed_remote(remote, dir.path());
     use_profile(remote.string(), pin);
-    env = offline_env(dir.path());
     env["TRITON_BUILD_TD"] = "ON";
     env["TRITON_BUILD_DISTRIBUTED"] = std::nullopt;
     // A git on PATH that records its calls: libgit2 does the work, not git.
@@ -48,11 +46,9 @@ class DistributedTest : public ::testing::Test {
     return std::find(packages.begin(), packages.end(), name) != packages.end();
   }
 
-  TempDir dir;
-  fs::path tree, remote, profile = dir.path() / "profile.toml", git_log = dir.path() / "git.log";
+  fs::path remote, profile = dir.path() / "profile.toml", git_log = dir.path() / "git.log";
   fs::path clone;  // where the distributed part lives in the tree
   std::string pin;
-  Env env;
 };
 
 TEST_F(DistributedTest, MissingDirectoryIsClonedAtThePinByLibgit2_LocalRemote) {

@@ -32,18 +32,8 @@ std::map<fs::path, std::pair<long long, std::string>> snapshot(const fs::path& t
   return files;
 }
 
-class DoctorTest : public ::testing::Test {
+class DoctorTest : public ExampleTreeTest {
  protected:
-  void SetUp() override {
-    tree = copy_example_tree(dir.path());
-    env = offline_env(dir.path());
-    env["TRITON_DEV_MODE"] = std::nullopt;
-    env["TRITON_RELEASE_MODE"] = std::nullopt;
-  }
-  ProcessResult host(const std::vector<std::string>& args) { return run_host(args, tree, env); }
-  void edit(const std::string& file, const std::string& from, const std::string& to) {
-    write_file(tree / file, replace_once(read_file(tree / file), from, to));
-  }
   void commit(const std::string& message) {
     must_run({"git", "commit", "-qam", message}, tree, git_env(dir.path()));
   }
@@ -60,9 +50,6 @@ class DoctorTest : public ::testing::Test {
       edit("setup.py", "import pybind11\n", "import pybind11\nimport nanobind\n");
     }
   }
-  TempDir dir;
-  fs::path tree;
-  Env env;
 };
 
 }  // namespace
@@ -82,6 +69,39 @@ TEST_F(DoctorTest, HealthyTreeExitsZeroAndWritesNothing) {
   EXPECT_EQ(report["healthy"], true);
   EXPECT_EQ(report["findings"].size(), 0u);
   EXPECT_EQ(report["profile"]["name"], "triton-ascend-3.6.0");
+}
+
+// Upstream 3.5's BackendInstaller.prepare runs `git submodule update --init
+// <backend>` while setup.py loads, which writes .git/config: the stand-in
+// starts processes the same ways at import time, tolerating their failure
+// as upstream does.
+TEST_F(DoctorTest, ProcessesSetupPyStartsWhileLoadingAreNotRun) {
+  edit("setup.py", "import pybind11\n",
+       "import pybind11\n"
+       "import subprocess\n"
+       "try:\n"
+       "    subprocess.run(['git', 'config', '--local', 'ascend.doctor', 'ran'], check=True)\n"
+       "except (subprocess.CalledProcessError, FileNotFoundError):\n"
+       "    pass\n"
+       "try:\n"
+       "    os.system('touch started-by-setup-py')\n"
+       "except OSError:\n"
+       "    pass\n");
+  make_git_repo(tree, dir.path());
+  const auto before = snapshot(tree);
+  const ProcessResult result = host({"--doctor"});
+  EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_EQ(snapshot(tree), before) << "a process setup.py started wrote into the tree";
+  EXPECT_TRUE(has(result.err,
+                  "info: --doctor starts no process; not run: `git config --local ascend.doctor "
+                  "ran`, `touch started-by-setup-py`, "))
+      << result.err;
+
+  // A build runs them: the stand-in really starts them.
+  ASSERT_EQ(host({"--dump-kwargs"}).exit_code, 0);
+  EXPECT_TRUE(fs::exists(tree / "started-by-setup-py"));
+  EXPECT_EQ(must_run({"git", "config", "--local", "ascend.doctor"}, tree, git_env(dir.path())),
+            "ran\n");
 }
 
 TEST_F(DoctorTest, NewerUpstreamSetupPyStandInAllFindingsInOneRun) {
@@ -218,6 +238,81 @@ TEST_F(DoctorTest, OlderUpstreamVersionStopsAReleaseBuildWarnsADevBuild) {
   result = host({"--dev", "--dump-kwargs"});
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_TRUE(has(result.err, "version 3.4.0")) << result.err;
+}
+
+TEST_F(DoctorTest, TheTreesUpstreamVersionPicksTheProfileAndTheLogSaysWhy) {
+  // The only built-in profile, made for the tree's version: no choice to
+  // tell at the default level (stderr stays setup.py's own); debug says it.
+  ProcessResult result = host({"--dump-kwargs"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.err, "");
+  EXPECT_EQ(parse_json(result.out)["name"], "triton_ascend");
+  result = host({"--log-level", "debug", "--dump-kwargs"});
+  EXPECT_TRUE(has(result.err,
+                  "debug: profile triton-ascend-3.6.0 (built-in triton-ascend-3.6.0.toml): "
+                  "setup.py's TRITON_VERSION is 3.6.0\n"))
+      << result.err;
+
+  // Two more profiles in a --profile-dir, each with its own wheel name.
+  const fs::path profiles = dir.path() / "profiles";
+  for (const std::string version : {"3.4.0", "3.5.0"}) {
+    const std::string tag = version.substr(0, 3);
+    write_profile(profiles / ("triton-ascend-" + version + ".toml"),
+                  {{"name = \"triton-ascend-3.6.0\"", "name = \"triton-ascend-" + version + "\""},
+                   {"[upstream]\nversion = \"3.6.0\"", "[upstream]\nversion = \"" + version + "\""},
+                   {"[\"TRITON_WHEEL_NAME\", \"triton_ascend\"]",
+                    "[\"TRITON_WHEEL_NAME\", \"triton_ascend_" + tag + "\"]"}});
+  }
+  const std::string profile_dir = "--profile-dir=" + profiles.string();
+  // Still 3.6.0: the built-in one, chosen among three, which the info log says.
+  result = host({profile_dir, "--dump-kwargs"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(parse_json(result.out)["name"], "triton_ascend");
+  EXPECT_TRUE(has(result.err,
+                  "info: profile triton-ascend-3.6.0 (built-in triton-ascend-3.6.0.toml): "
+                  "setup.py's TRITON_VERSION is 3.6.0\n"))
+      << result.err;
+
+  // setup.py of 3.5.0: the 3.5.0 profile, whose values the build uses, and doctor agrees.
+  edit("setup.py", "TRITON_VERSION = \"3.6.0\"", "TRITON_VERSION = \"3.5.0\"");
+  result = host({profile_dir, "--release", "--dump-kwargs"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(parse_json(result.out)["name"], "triton_ascend_3.5");
+  EXPECT_TRUE(has(result.err, "info: profile triton-ascend-3.5.0 (" +
+                                  (profiles / "triton-ascend-3.5.0.toml").string() +
+                                  "): setup.py's TRITON_VERSION is 3.5.0\n"))
+      << result.err;
+  result = host({profile_dir, "--doctor=json"});
+  const auto report = parse_json(result.out);
+  EXPECT_EQ(report["profile"]["name"], "triton-ascend-3.5.0");
+  EXPECT_EQ(report["profile"]["chosen_because"], "setup.py's TRITON_VERSION is 3.5.0");
+  for (const auto& finding : report["findings"]) {
+    EXPECT_NE(finding["kind"], "upstream-version") << finding.dump();
+  }
+
+  // 3.4.2: none is made for it; the one of the same minor version, with a warning.
+  edit("setup.py", "TRITON_VERSION = \"3.5.0\"", "TRITON_VERSION = \"3.4.2\"");
+  result = host({profile_dir, "--dev", "--dump-kwargs"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(parse_json(result.out)["name"], "triton_ascend_3.4");
+  EXPECT_TRUE(has(result.err,
+                  "warning: profile triton-ascend-3.4.0 (" +
+                      (profiles / "triton-ascend-3.4.0.toml").string() +
+                      "): setup.py's TRITON_VERSION is 3.4.2; no profile is made for it "
+                      "(profiles: triton-ascend-3.4.0 for 3.4.0, triton-ascend-3.5.0 for 3.5.0, "
+                      "triton-ascend-3.6.0 for 3.6.0), this one is for the same minor version"))
+      << result.err;
+
+  // Without the directory, the built-in one is the nearest newer; a release build stops.
+  result = host({"--release", "--dump-kwargs"});
+  EXPECT_EQ(result.exit_code, code::upstream_mismatch) << result.err;
+  EXPECT_TRUE(has(result.err, "this one is for the nearest newer upstream")) << result.err;
+
+  // A missing --profile-dir: one line, exit 3.
+  result = host({"--profile-dir", (dir.path() / "nowhere").string(), "--dump-kwargs"});
+  EXPECT_EQ(result.exit_code, code::bad_input);
+  EXPECT_TRUE(has(result.err, "--profile-dir " + (dir.path() / "nowhere").string())) << result.err;
+  EXPECT_FALSE(has(result.err, "Traceback")) << result.err;
 }
 
 TEST_F(DoctorTest, SetupPyUnderPythonDirIsFoundAndRunsThere) {

@@ -11,13 +11,8 @@ namespace code = ascend_setup::exit_code;
 
 namespace {
 
-class HostTest : public ::testing::Test {
+class HostTest : public ExampleTreeTest {
  protected:
-  void SetUp() override {
-    tree = copy_example_tree(dir.path());
-    env = offline_env(dir.path());
-  }
-  ProcessResult host(const std::vector<std::string>& args) { return run_host(args, tree, env); }
   nlohmann::ordered_json dump(const std::string& mode = "") {
     const ProcessResult result = host({mode.empty() ? "--dump-kwargs" : "--dump-kwargs=" + mode});
     EXPECT_EQ(result.exit_code, 0) << result.err;
@@ -28,9 +23,6 @@ class HostTest : public ::testing::Test {
     argv.insert(argv.end(), args.begin(), args.end());
     return ascend_setup::run_process({argv, tree, env, {}});
   }
-  TempDir dir;
-  fs::path tree;
-  Env env;
 };
 
 }  // namespace

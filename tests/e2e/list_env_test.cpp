@@ -10,11 +10,9 @@ using namespace test_support;
 
 namespace {
 
-class ListEnvTest : public ::testing::Test {
+class ListEnvTest : public ExampleTreeTest {
  protected:
   void SetUp() override {
-    tree = copy_example_tree(dir.path());
-    env = offline_env(dir.path());
     for (const char* name : {"TRITON_WHEEL_NAME", "TRITON_BUILD_TD", "TRITON_BUILD_DISTRIBUTED",
                              "IS_MANYLINUX", "TRITON_PLUGIN_DIRS", "TRITON_APPEND_CMAKE_ARGS",
                              "TRITON_BUILD_PROTON", "TRITON_BUILD_WITH_CCACHE",
@@ -23,7 +21,7 @@ class ListEnvTest : public ::testing::Test {
     }
   }
   nlohmann::ordered_json listing() {
-    const auto result = run_host({"--list-env=json"}, tree, env);
+    const auto result = host({"--list-env=json"});
     EXPECT_EQ(result.exit_code, 0) << result.err;
     return parse_json(result.out);
   }
@@ -37,10 +35,6 @@ class ListEnvTest : public ::testing::Test {
     ADD_FAILURE() << name << " is not listed";
     return rows[0];
   }
-
-  TempDir dir;
-  fs::path tree;
-  Env env;
 };
 
 TEST_F(ListEnvTest, JsonHasOneObjectPerVariableWithTheDocumentedKeys) {

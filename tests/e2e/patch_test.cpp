@@ -12,22 +12,9 @@ using namespace test_support;
 
 namespace {
 
-class PatchCliTest : public ::testing::Test {
+class PatchCliTest : public ExampleTreeTest {
  protected:
-  void SetUp() override {
-    tree = copy_example_tree(dir.path());
-    make_git_repo(tree, dir.path());
-    env = offline_env(dir.path());
-    env["TRITON_DEV_MODE"] = std::nullopt;
-    env["TRITON_RELEASE_MODE"] = std::nullopt;
-  }
-  ascend_setup::ProcessResult host(const std::vector<std::string>& args) {
-    return run_host(args, tree, env);
-  }
-
-  TempDir dir;
-  fs::path tree;
-  Env env;
+  void SetUp() override { make_git_repo(tree, dir.path()); }
 };
 
 TEST_F(PatchCliTest, StatusApplyRestoreRoundTrip) {

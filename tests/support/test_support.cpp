@@ -88,10 +88,19 @@ Env offline_env(const fs::path& home) {
   env["ASCEND_SETUP_LOG_LEVEL"] = std::nullopt;
   for (const char* name : {"TRITON_WHEEL_NAME", "TRITON_VERSION", "TRITON_WHEEL_VERSION_SUFFIX",
                            "IS_MANYLINUX", "TRITON_BUILD_DISTRIBUTED", "TRITON_BUILD_PROTON",
-                           "TRITON_APPEND_CMAKE_ARGS", "PYTHONPATH", "PYTHONHOME"}) {
+                           "TRITON_APPEND_CMAKE_ARGS", "TRITON_DEV_MODE", "TRITON_RELEASE_MODE",
+                           "PYTHONPATH", "PYTHONHOME"}) {
     env[name] = std::nullopt;
   }
   return env;
+}
+
+ExampleTreeTest::ExampleTreeTest()
+    : tree(copy_example_tree(dir.path())), env(offline_env(dir.path())) {}
+
+void ExampleTreeTest::edit(const fs::path& file, const std::string& from,
+                           const std::string& to) const {
+  write_file(tree / file, replace_once(read_file(tree / file), from, to));
 }
 
 ascend_setup::ProcessResult run_host(const std::vector<std::string>& args, const fs::path& cwd,

@@ -4,6 +4,7 @@
 
 #include "ascend_setup/process.hpp"
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -48,7 +49,8 @@ Env git_env(const fs::path& home);
 std::string make_git_repo(const fs::path& tree, const fs::path& home);
 
 // The environment of an offline build of the example tree: stub LLVM,
-// TRITON_OFFLINE_BUILD, caches under `home`, no venv, no host log level.
+// TRITON_OFFLINE_BUILD, caches under `home`, no venv, no host log level, no
+// mode switches.
 Env offline_env(const fs::path& home);
 
 // Runs the built ascend-setup with `args` in `cwd`.
@@ -64,6 +66,22 @@ std::string replace_once(std::string text, const std::string& from, const std::s
 // its `to` (each must occur), for tests that point a profile value elsewhere.
 fs::path write_profile(const fs::path& path,
                        const std::vector<std::pair<std::string, std::string>>& replacements);
+
+// The set-up most e2e suites share: a copy of the example tree in a fresh
+// directory, the offline environment, and runs of the binary in the tree.
+class ExampleTreeTest : public ::testing::Test {
+ protected:
+  ExampleTreeTest();
+  ascend_setup::ProcessResult host(const std::vector<std::string>& args) const {
+    return run_host(args, tree, env);
+  }
+  // The first `from` in the tree's `file` replaced by `to` (a test failure when absent).
+  void edit(const fs::path& file, const std::string& from, const std::string& to) const;
+
+  TempDir dir;
+  fs::path tree;
+  Env env;
+};
 
 // A git repository at `dir` holding a triton_dist package (nested
 // subpackages, .pyi files): the distributed part's stand-in remote. Returns
