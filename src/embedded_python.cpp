@@ -134,11 +134,7 @@ EmbeddedPython::~EmbeddedPython() {
   // tenth of a --dump-kwargs. The GIL stays with this thread, so daemon
   // threads stay parked as finalization parks them.
   PyGC_Disable();  // collections now would only free what the exit frees
-  PyObject *type = nullptr, *value = nullptr, *trace = nullptr;
-  PyErr_Fetch(&type, &value, &trace);
-  Py_XDECREF(type);
-  Py_XDECREF(value);
-  Py_XDECREF(trace);
+  PyErr_Clear();  // an error left by an unwinding C++ exception was reported already
   if (PyObject* threading = PyImport_GetModule(py::str("threading").ptr())) {
     PyObject* result = PyObject_CallMethod(threading, "_shutdown", nullptr);
     if (result == nullptr) {
