@@ -58,6 +58,11 @@ void override_sdist(const OverrideContext& context);
 // naming all that are missing), then applies the overrides in order.
 void apply_overrides(const OverrideContext& context);
 
+// The command class setup() registers as cmdclass[`command`], else
+// setuptools' own (`fallback_module`.`command`).
+pybind11::object registered_command(const OverrideContext& context, const char* command,
+                                    const char* fallback_module);
+
 // Creates `class <name>(base)` in the module, as if setup.py had defined it.
 pybind11::object define_subclass(const OverrideContext& context, const char* name,
                                  const pybind11::object& base, const char* doc);

@@ -13,14 +13,9 @@ namespace py = pybind11;
 namespace ascend_setup {
 
 void override_sdist(const OverrideContext& context) {
-  py::object cmdclass = context.captured_kwargs.contains("cmdclass")
-                            ? py::object(context.captured_kwargs["cmdclass"])
-                            : py::object(py::dict());
-  py::object base = py::isinstance<py::dict>(cmdclass) && cmdclass.contains("sdist")
-                        ? py::object(cmdclass["sdist"])
-                        : py::module_::import("setuptools.command.sdist").attr("sdist");
-  py::object sdist = define_subclass(
-      context, "Sdist", base, "ascend-setup: sdist recording what the layer read from git");
+  py::object base = registered_command(context, "sdist", "setuptools.command.sdist");
+  py::object sdist = define_subclass(context, "Sdist", base,
+                                     "ascend-setup: sdist recording what the layer read from git");
   const std::filesystem::path tree_root = context.tree_root;
   const int hash_length = context.profile->version.git_hash_length;
   sdist.attr("make_release_tree") = py::cpp_function(

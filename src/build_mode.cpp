@@ -1,7 +1,7 @@
 #include "ascend_setup/build_mode.hpp"
 
-#include "ascend_setup/environment.hpp"
 #include "ascend_setup/checkout_record.hpp"
+#include "ascend_setup/environment.hpp"
 #include "ascend_setup/version.hpp"
 
 namespace ascend_setup {

@@ -58,8 +58,8 @@ std::string cache_header(const std::string& source, const std::filesystem::path&
   std::string keyed = setup_py.string();
   keyed.push_back('\0');
   keyed += source;
-  const py::bytes hash = py::module_::import("_imp").attr("source_hash")(
-      PyImport_GetMagicNumber(), py::bytes(keyed));
+  const py::bytes hash =
+      py::module_::import("_imp").attr("source_hash")(PyImport_GetMagicNumber(), py::bytes(keyed));
   return magic_bytes() + std::string(hash);
 }
 
@@ -68,8 +68,8 @@ py::object cached_code(const std::filesystem::path& cache, const std::string& he
   if (!entry || entry->compare(0, header.size(), header) != 0) {
     return py::none();
   }
-  PyObject* code = PyMarshal_ReadObjectFromString(entry->data() + header.size(),
-                                                  static_cast<Py_ssize_t>(entry->size() - header.size()));
+  PyObject* code = PyMarshal_ReadObjectFromString(
+      entry->data() + header.size(), static_cast<Py_ssize_t>(entry->size() - header.size()));
   if (code == nullptr || !PyCode_Check(code)) {
     Py_XDECREF(code);
     PyErr_Clear();
@@ -81,7 +81,8 @@ py::object cached_code(const std::filesystem::path& cache, const std::string& he
 // Written as Python writes a .pyc: not when sys.dont_write_bytecode is set
 // (PYTHONDONTWRITEBYTECODE, -B), atomically (a concurrent run reads the old
 // entry or the new one), and a failure only costs the next run a compile.
-void store_code(const std::filesystem::path& cache, const std::string& header, const py::object& code) {
+void store_code(const std::filesystem::path& cache, const std::string& header,
+                const py::object& code) {
   PyObject* dont_write = PySys_GetObject("dont_write_bytecode");  // borrowed
   if (dont_write != nullptr && PyObject_IsTrue(dont_write) == 1) {
     return;

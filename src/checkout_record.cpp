@@ -16,7 +16,8 @@ constexpr const char* header =
 
 }  // namespace
 
-std::optional<CheckoutFacts> read_checkout(const std::filesystem::path& tree_root, int hash_length) {
+std::optional<CheckoutFacts> read_checkout(const std::filesystem::path& tree_root,
+                                           int hash_length) {
   const auto repo = SourceRepo::open(tree_root);
   if (!repo) {
     return std::nullopt;
@@ -53,7 +54,8 @@ std::optional<CheckoutFacts> read_checkout_record(const std::filesystem::path& t
   return facts;
 }
 
-std::optional<CheckoutFacts> checkout_facts(const std::filesystem::path& tree_root, int hash_length) {
+std::optional<CheckoutFacts> checkout_facts(const std::filesystem::path& tree_root,
+                                            int hash_length) {
   if (auto facts = read_checkout(tree_root, hash_length)) {
     return facts;
   }

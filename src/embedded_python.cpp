@@ -134,25 +134,20 @@ EmbeddedPython::~EmbeddedPython() {
   // tenth of a --dump-kwargs. The GIL stays with this thread, so daemon
   // threads stay parked as finalization parks them.
   PyGC_Disable();  // collections now would only free what the exit frees
-  PyErr_Clear();  // an error left by an unwinding C++ exception was reported already
-  if (PyObject* threading = PyImport_GetModule(py::str("threading").ptr())) {
-    PyObject* result = PyObject_CallMethod(threading, "_shutdown", nullptr);
-    if (result == nullptr) {
-      PyErr_WriteUnraisable(threading);
+  PyErr_Clear();   // an error left by an unwinding C++ exception was reported already
+  // threading only when imported (as Py_FinalizeEx does), atexit always.
+  PyObject* threading = PyImport_GetModule(py::str("threading").ptr());
+  PyErr_Clear();
+  for (PyObject* module : {threading, PyImport_ImportModule("atexit")}) {
+    const char* function = module == threading ? "_shutdown" : "_run_exitfuncs";
+    PyObject* result = module ? PyObject_CallMethod(module, function, nullptr) : nullptr;
+    if (module && !result) {
+      PyErr_WriteUnraisable(module);
     }
     Py_XDECREF(result);
-    Py_DECREF(threading);
+    Py_XDECREF(module);
+    PyErr_Clear();
   }
-  PyErr_Clear();
-  if (PyObject* atexit = PyImport_ImportModule("atexit")) {
-    PyObject* result = PyObject_CallMethod(atexit, "_run_exitfuncs", nullptr);
-    if (result == nullptr) {
-      PyErr_WriteUnraisable(atexit);
-    }
-    Py_XDECREF(result);
-    Py_DECREF(atexit);
-  }
-  PyErr_Clear();
   flush_python_streams();
   install_stop_signal_handlers();  // Python's SIGINT handler would only set a flag from now on
 }

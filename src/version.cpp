@@ -1,8 +1,8 @@
 #include "ascend_setup/version.hpp"
 
+#include "ascend_setup/checkout_record.hpp"
 #include "ascend_setup/environment.hpp"
 #include "ascend_setup/error.hpp"
-#include "ascend_setup/checkout_record.hpp"
 #include "ascend_setup/text_file.hpp"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -31,12 +31,11 @@ bool is_pep440_version(std::string_view version) {
   // PCRE2 (compiled once, a few thousand instructions; std::regex's icase
   // compile took about 1% of a --dump-kwargs).
   static const std::unique_ptr<pcre2_code, void (*)(pcre2_code*)> pattern = [] {
-    constexpr const char* text =
-        R"(^\s*v?(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)*)"
-        R"((?:[-_.]?(?:a|b|c|rc|alpha|beta|pre|preview)[-_.]?[0-9]*)?)"
-        R"((?:-[0-9]+|[-_.]?(?:post|rev|r)[-_.]?[0-9]*)?)"
-        R"((?:[-_.]?dev[-_.]?[0-9]*)?)"
-        R"((?:\+[a-z0-9]+(?:[-_.][a-z0-9]+)*)?\s*$)";
+    constexpr const char* text = R"(^\s*v?(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)*)"
+                                 R"((?:[-_.]?(?:a|b|c|rc|alpha|beta|pre|preview)[-_.]?[0-9]*)?)"
+                                 R"((?:-[0-9]+|[-_.]?(?:post|rev|r)[-_.]?[0-9]*)?)"
+                                 R"((?:[-_.]?dev[-_.]?[0-9]*)?)"
+                                 R"((?:\+[a-z0-9]+(?:[-_.][a-z0-9]+)*)?\s*$)";
     int error = 0;
     PCRE2_SIZE offset = 0;
     return std::unique_ptr<pcre2_code, void (*)(pcre2_code*)>(

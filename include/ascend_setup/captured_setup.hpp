@@ -25,8 +25,9 @@ struct CapturedSetup {
 // it was compiled from the same path and source by the same bytecode version,
 // else compiled and stored there (as Python keeps a .pyc, not when
 // sys.dont_write_bytecode is set).
-CapturedSetup capture_setup(const std::filesystem::path& setup_py,
-                            const std::optional<std::filesystem::path>& bytecode_cache = std::nullopt);
+CapturedSetup capture_setup(
+    const std::filesystem::path& setup_py,
+    const std::optional<std::filesystem::path>& bytecode_cache = std::nullopt);
 
 // The cache's file name for the linked minor: setup.cpython-XY.pyc.
 std::string bytecode_cache_name();

@@ -28,7 +28,8 @@ std::optional<CheckoutFacts> read_checkout_record(const std::filesystem::path& t
 
 // The checkout's own facts when `tree_root` is a checkout, else the recorded
 // ones when it holds a record (an unpacked sdist), else nullopt.
-std::optional<CheckoutFacts> checkout_facts(const std::filesystem::path& tree_root, int hash_length);
+std::optional<CheckoutFacts> checkout_facts(const std::filesystem::path& tree_root,
+                                            int hash_length);
 
 // Writes `facts` as the record into `dir` (an sdist's release tree).
 void write_checkout_record(const std::filesystem::path& dir, const CheckoutFacts& facts);

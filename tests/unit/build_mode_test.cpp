@@ -3,8 +3,8 @@
 // branch rule (seed 4.3), with the branch read by libgit2 from real checkouts.
 #include "ascend_setup/build_mode.hpp"
 #include "ascend_setup/checkout_record.hpp"
-#include "ascend_setup/error.hpp"
 #include "ascend_setup/environment.hpp"
+#include "ascend_setup/error.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
