@@ -188,7 +188,8 @@ def main():
             for dest in (patch_merged_tree, patch_ours_tree):
                 make_copy(tree, dest, False, False)
             merged_run = run([sys.executable, "-c", MERGED_DUMP], merged, env)
-            ours_run = run([binary, "--dump-kwargs"], ours, env)
+            # The interpreter running this script for both (else python3 on PATH).
+            ours_run = run([binary, "--python", sys.executable, "--dump-kwargs"], ours, env)
             if "@@KWARGS@@" not in merged_run.stdout or ours_run.returncode != 0:
                 print(f"{label}: could not run: merged rc {merged_run.returncode}\n"
                       f"{merged_run.stderr[-2000:]}\nours rc {ours_run.returncode}\n"

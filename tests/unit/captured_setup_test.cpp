@@ -84,6 +84,8 @@ TEST_F(CapturedSetupTest, CompiledCodeIsCachedAndReusedWhileTheSourceIsTheSame) 
   const fs::path cache = dir.path() / "build" / "ascend-setup" / bytecode_cache_name();
   const std::string source_a = "import setuptools\nsetuptools.setup(name='a')\n";
   write_file(setup_py, source_a);
+  py::module_ sys = py::module_::import("sys");
+  sys.attr("dont_write_bytecode") = false;  // whatever PYTHONDONTWRITEBYTECODE says
   EXPECT_EQ(capture_setup(setup_py, cache).kwargs["name"].cast<std::string>(), "a");
   ASSERT_TRUE(fs::exists(cache));
   EXPECT_FALSE(fs::exists(dir.path() / "__pycache__"));
@@ -113,7 +115,6 @@ TEST_F(CapturedSetupTest, CompiledCodeIsCachedAndReusedWhileTheSourceIsTheSame) 
 
   // PYTHONDONTWRITEBYTECODE / -B: read, never written.
   fs::remove(cache);
-  py::module_ sys = py::module_::import("sys");
   sys.attr("dont_write_bytecode") = true;
   EXPECT_EQ(capture_setup(setup_py, cache).kwargs["name"].cast<std::string>(), "a");
   sys.attr("dont_write_bytecode") = false;
