@@ -83,11 +83,16 @@ ADDITIONS = {("cmdclass", "egg_info"): "setup.EggInfo",
 
 def normalise(kwargs, tree):
     """Paths of the copy become TREE; a command class is named by its own name
-    (the merged entry defines its subclasses inside a function)."""
+    (the merged entry defines its subclasses inside a function), and so is an
+    extension's class (setup.py is module `setup` there, `__main__` in
+    ascend-setup, as `python setup.py` runs it)."""
     kwargs = json.loads(json.dumps(kwargs, sort_keys=True).replace(tree, "TREE"))
     commands = kwargs.get("cmdclass") or {}
     for key, value in commands.items():
         commands[key] = value.rsplit(".", 1)[-1]
+    for extension in kwargs.get("ext_modules") or []:
+        if isinstance(extension, dict) and "__class__" in extension:
+            extension["__class__"] = extension["__class__"].rsplit(".", 1)[-1]
     return kwargs
 
 
