@@ -159,10 +159,10 @@ def main():
         is_source = lambda path, is_dir: not (is_dir and os.path.basename(path) in
                                               ("build", "dist", ".git")) and ".egg-info" not in path
         is_build = lambda path, is_dir: is_dir or path.endswith(".o")
-        (first, _) = timed([args.binary, "bdist_wheel"], tree, env)
+        (first, _) = timed([args.binary, "--python", "/usr/bin/python3", "bdist_wheel"], tree, env)
         sources = mtimes(tree, is_source)
         objects = mtimes(os.path.join(tree, "build"), is_build)
-        (again, _) = timed([args.binary, "bdist_wheel"], tree, env)
+        (again, _) = timed([args.binary, "--python", "/usr/bin/python3", "bdist_wheel"], tree, env)
         print(f"bdist_wheel of {args.tree} in a fresh copy ({len(objects)} objects)")
         print(f"  {'':44} {'wall':>9} {'objects compiled':>17} {'sources touched':>16}")
         print(f"  {'first build':44} {first:8.2f}s {len(objects):17d} {'-':>16}")
