@@ -276,14 +276,13 @@ void print_doctor_text(const DoctorReport& report, std::ostream& out) {
 }
 
 nlohmann::ordered_json doctor_json(const DoctorReport& report) {
-  nlohmann::ordered_json json = {
-      {"healthy", report.healthy()},
-      {"tree", report.tree_root.string()},
-      {"setup_py", report.setup_py.string()},
-      {"profile",
-       {{"name", report.profile_name},
-        {"source", report.profile_source},
-        {"chosen_because", report.profile_chosen_because}}}};
+  nlohmann::ordered_json json = {{"healthy", report.healthy()},
+                                 {"tree", report.tree_root.string()},
+                                 {"setup_py", report.setup_py.string()},
+                                 {"profile",
+                                  {{"name", report.profile_name},
+                                   {"source", report.profile_source},
+                                   {"chosen_because", report.profile_chosen_because}}}};
   json["findings"] = nlohmann::ordered_json::array();
   for (const DoctorFinding& finding : report.findings) {
     nlohmann::ordered_json entry = {{"group", finding.group},

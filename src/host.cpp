@@ -233,13 +233,13 @@ int run_host(const HostOptions& options) {
   const SourceTree tree = enter_source_tree(options);
   const LibgitStartAhead libgit_start(tree.root);
   recover_interrupted_patching(tree.root);  // a killed run's journal, before anything else
-  ProfileChoice choice = select_profile({options.profile, options.profile_dirs}, tree.root,
-                                        tree.setup_py);
-  spdlog::log(!choice.fits              ? spdlog::level::warn
+  ProfileChoice choice =
+      select_profile({options.profile, options.profile_dirs}, tree.root, tree.setup_py);
+  spdlog::log(!choice.fits            ? spdlog::level::warn
               : choice.candidates > 1 ? spdlog::level::info
                                       : spdlog::level::debug,
-              "profile {} ({}): {}",
-              choice.profile.name, choice.profile.source, choice.profile.chosen_because);
+              "profile {} ({}): {}", choice.profile.name, choice.profile.source,
+              choice.profile.chosen_because);
   auto profile = std::make_shared<const Profile>(std::move(choice.profile));
 
   // Seed 4.2: the Ascend defaults; a value the user set wins.

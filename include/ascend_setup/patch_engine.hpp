@@ -7,14 +7,13 @@
 // once every hunk of every patch applied there, as one TreeTransaction (a
 // journal under the state directory, rolled back on any failure, stop signal
 // or, by the next run, after a kill), holding the tree's lock (state
-// directory/tree.lock) so that concurrent runs take turns. What was applied (the patch
-// texts and the resulting files' hashes) is recorded under the state
-// directory, so that a run with nothing changed reads a few files and starts
-// no process, and so that a changed patch can be undone with its old text.
+// directory/tree.lock) so that concurrent runs take turns. What was applied is
+// recorded under the state directory (patch_record.hpp).
 #pragma once
 
 #include "ascend_setup/build_mode.hpp"
 #include "ascend_setup/file_lock.hpp"
+#include "ascend_setup/patch_record.hpp"
 #include "ascend_setup/profile.hpp"
 
 #include <filesystem>
@@ -71,18 +70,15 @@ class PatchEngine {
   PatchStatus status();
 
  private:
-  struct Patch;
+  using Patch = PatchText;
   struct Analysis;
 
   std::vector<Patch> wanted_patches() const;  // read and hashed, not parsed
-  std::vector<Patch> recorded_patches() const;
-  bool recorded_state_matches(const std::vector<Patch>& wanted) const;
   Analysis analyse(const std::vector<Patch>& wanted) const;
   PatchOutcome reconcile(const std::vector<Patch>& wanted, bool force,
                          TreeTransaction& transaction);
   void report_troubled_files(const std::vector<std::string>& troubled, const Analysis& analysis,
                              const std::vector<Patch>& wanted, bool force) const;
-  void record_state(const std::vector<Patch>& wanted) const;
   std::filesystem::path journal_dir() const;
   FileLock lock_tree() const;
 
@@ -90,6 +86,7 @@ class PatchEngine {
   const Profile& profile_;
   BuildMode mode_;
   std::filesystem::path state_dir_;
+  PatchRecord record_;
 };
 
 // A run stopped while it patched `tree_root` (SIGKILL, power loss) left a

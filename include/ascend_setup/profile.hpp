@@ -1,7 +1,7 @@
 // The version profile: every constant of one triton-ascend layer (defaults,
 // pins, URLs, patch names, cmake flags, tool paths, hitest variables). The
 // built-in ones are the version profiles under patches/, compiled into the
-// binary; src/profile_choice.cpp picks the one a run uses.
+// binary; src/layer/profile_choice.cpp picks the one a run uses.
 // Loading validates every key; a malformed profile throws Error naming the
 // file, the line and the key.
 #pragma once

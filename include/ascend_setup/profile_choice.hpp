@@ -18,7 +18,7 @@
 namespace ascend_setup {
 
 struct ProfileRequest {
-  std::optional<std::filesystem::path> file;     // --profile
+  std::optional<std::filesystem::path> file;       // --profile
   std::vector<std::filesystem::path> directories;  // --profile-dir, in order
 };
 
@@ -32,9 +32,10 @@ struct TreeVersion {
 std::string release_part(const std::string& version);
 
 // The string literal a profile's [upstream] version_variable is assigned at
-// module level of setup.py (`TRITON_VERSION = "1.2.3" + suffix`), else the
-// release part of the profile's [version] file at the tree root. The
-// candidates' variable and file names are tried in order, each once.
+// module level of setup.py (`TRITON_VERSION = "1.2.3" + suffix`; a line scan,
+// before any interpreter starts, where the doctor reads the same literal with
+// `ast`), else the release part of the profile's [version] file at the tree
+// root. The candidates' variable and file names are tried in order, each once.
 std::optional<TreeVersion> read_tree_version(const std::vector<Profile>& candidates,
                                              const std::filesystem::path& tree_root,
                                              const std::filesystem::path& setup_py);

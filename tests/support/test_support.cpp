@@ -86,10 +86,10 @@ Env offline_env(const fs::path& home) {
   env["VIRTUAL_ENV"] = std::nullopt;
   env["PATH"] = base_path();
   env["ASCEND_SETUP_LOG_LEVEL"] = std::nullopt;
-  for (const char* name : {"TRITON_WHEEL_NAME", "TRITON_VERSION", "TRITON_WHEEL_VERSION_SUFFIX",
-                           "IS_MANYLINUX", "TRITON_BUILD_DISTRIBUTED", "TRITON_BUILD_PROTON",
-                           "TRITON_APPEND_CMAKE_ARGS", "TRITON_DEV_MODE", "TRITON_RELEASE_MODE",
-                           "PYTHONPATH", "PYTHONHOME"}) {
+  for (const char* name :
+       {"TRITON_WHEEL_NAME", "TRITON_VERSION", "TRITON_WHEEL_VERSION_SUFFIX", "IS_MANYLINUX",
+        "TRITON_BUILD_DISTRIBUTED", "TRITON_BUILD_PROTON", "TRITON_APPEND_CMAKE_ARGS",
+        "TRITON_DEV_MODE", "TRITON_RELEASE_MODE", "PYTHONPATH", "PYTHONHOME"}) {
     env[name] = std::nullopt;
   }
   return env;

@@ -37,7 +37,9 @@ class ProfileChoiceTest : public ::testing::Test {
     tree = scratch.path() / "tree";
     fs::create_directories(tree);
   }
-  void write_setup_py(const std::string& text) { test_support::write_file(tree / "setup.py", text); }
+  void write_setup_py(const std::string& text) {
+    test_support::write_file(tree / "setup.py", text);
+  }
 
   test_support::TempDir scratch;
   fs::path tree;
@@ -170,8 +172,9 @@ TEST_F(ProfileChoiceTest, ABadProfileDirectoryOrProfileInItIsOneErrorNamingIt) {
     ADD_FAILURE() << "accepted";
   } catch (const Error& error) {
     EXPECT_EQ(error.exit_code(), exit_code::bad_input);
-    EXPECT_NE(std::string(error.what()).find("--profile-dir " + (scratch.path() / "nowhere").string()),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(error.what()).find("--profile-dir " + (scratch.path() / "nowhere").string()),
+        std::string::npos)
         << error.what();
   }
   const fs::path dir = scratch.path() / "profiles";

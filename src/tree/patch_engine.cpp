@@ -2,7 +2,6 @@
 
 #include "ascend_setup/hunk_check.hpp"
 
-#include "ascend_setup/digest.hpp"
 #include "ascend_setup/error.hpp"
 #include "ascend_setup/file_lock.hpp"
 #include "ascend_setup/git_apply.hpp"
@@ -14,9 +13,7 @@
 
 #include <sys/stat.h>
 
-#include <git2.h>
 #include <spdlog/spdlog.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -31,13 +28,6 @@ namespace fs = std::filesystem;
 namespace ascend_setup {
 
 namespace {
-
-constexpr int state_format = 1;
-
-std::optional<std::string> file_sha256(const fs::path& path) {
-  const auto bytes = read_text_file(path);
-  return bytes ? std::optional(sha256_hex(*bytes)) : std::nullopt;
-}
 
 std::string timestamp() {
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -66,59 +56,6 @@ std::string_view to_string(FileStatus status) {
   return "?";
 }
 
-struct PatchEngine::Patch {
-  std::string name;  // its file name: the key of the record
-  fs::path origin;   // for messages: the profile's file or the recorded copy
-  std::string text;
-  std::string sha256;
-  std::vector<std::string> files;  // tree-relative paths it touches, in patch order
-  std::set<std::string> created;   // files it adds
-
-  bool touches(const std::string& file) const {
-    return std::find(files.begin(), files.end(), file) != files.end();
-  }
-
-  // The text and its hash only: all the no-change check needs.
-  static Patch read(std::string name, fs::path origin, std::string text) {
-    Patch patch{std::move(name), std::move(origin), std::move(text), {}, {}, {}};
-    patch.sha256 = sha256_hex(patch.text);
-    return patch;
-  }
-
-  static Patch parse(std::string name, fs::path origin, std::string text) {
-    Patch patch = read(std::move(name), std::move(origin), std::move(text));
-    patch.parse_files();
-    return patch;
-  }
-
-  // Reads the files the patch touches with libgit2's patch parser (whose
-  // start-up costs milliseconds: not on the no-change path).
-  void parse_files() {
-    ensure_libgit2();
-    git_diff* diff = nullptr;
-    if (git_diff_from_buffer(&diff, text.data(), text.size()) != 0) {
-      const git_error* error = git_error_last();
-      throw Error("malformed patch " + origin.string() + ": " +
-                  (error && error->message ? error->message : "cannot be parsed"));
-    }
-    std::unique_ptr<git_diff, decltype(&git_diff_free)> guard(diff, git_diff_free);
-    for (size_t i = 0; i < git_diff_num_deltas(diff); ++i) {
-      const git_diff_delta* delta = git_diff_get_delta(diff, i);
-      for (const char* path : {delta->old_file.path, delta->new_file.path}) {
-        if (path != nullptr && !touches(path)) {
-          files.emplace_back(path);
-        }
-      }
-      if (delta->status == GIT_DELTA_ADDED) {
-        created.insert(delta->new_file.path);
-      }
-    }
-    if (files.empty()) {
-      throw Error("malformed patch " + origin.string() + ": it changes no file");
-    }
-  }
-};
-
 // What the tree holds, worked out on copies: which patches are applied to
 // which file, the unpatched ("base") content, and the content for the wanted
 // patch set, which the scratch directory holds at the end.
@@ -136,13 +73,14 @@ PatchEngine::PatchEngine(fs::path tree_root, const Profile& profile, BuildMode m
     : tree_root_(std::move(tree_root)),
       profile_(profile),
       mode_(mode),
-      state_dir_(std::move(state_dir)) {}
+      state_dir_(std::move(state_dir)),
+      record_(state_dir_) {}
 
 fs::path PatchEngine::default_state_dir(const fs::path& tree_root) {
   return tree_root / "build" / "ascend-setup" / "patches";
 }
 
-std::vector<PatchEngine::Patch> PatchEngine::wanted_patches() const {
+std::vector<PatchText> PatchEngine::wanted_patches() const {
   std::vector<std::pair<const char*, const PatchFile*>> entries = {
       {"main", &profile_.patches.main}};
   if (mode_ == BuildMode::dev) {
@@ -166,70 +104,9 @@ std::vector<PatchEngine::Patch> PatchEngine::wanted_patches() const {
   return patches;
 }
 
-std::vector<PatchEngine::Patch> PatchEngine::recorded_patches() const {
-  std::vector<Patch> patches;
-  const auto text = read_text_file(state_dir_ / "state.json");
-  if (!text) {
-    return patches;
-  }
-  try {
-    const auto state = nlohmann::json::parse(*text);
-    if (state.at("format").get<int>() != state_format) {
-      return {};
-    }
-    for (const auto& entry : state.at("patches")) {
-      const std::string name = entry.at("name").get<std::string>();
-      const fs::path copy = state_dir_ / "applied" / name;
-      const auto patch_text = read_text_file(copy);
-      if (!patch_text || sha256_hex(*patch_text) != entry.at("sha256").get<std::string>()) {
-        spdlog::warn("the record of applied patches in {} is incomplete: ignored",
-                     state_dir_.string());
-        return {};
-      }
-      patches.push_back(Patch::parse(name, copy, *patch_text));
-    }
-  } catch (const nlohmann::json::exception&) {
-    spdlog::warn("the record of applied patches {} is unreadable: ignored",
-                 (state_dir_ / "state.json").string());
-    return {};
-  }
-  return patches;
-}
-
-// The no-change check: the record names the wanted patches with the same
-// texts, and every file it lists still has the content recorded. No process.
-bool PatchEngine::recorded_state_matches(const std::vector<Patch>& wanted) const {
-  const auto text = read_text_file(state_dir_ / "state.json");
-  if (!text) {
-    return false;
-  }
-  const auto state = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (!state.is_object() || state.value("format", 0) != state_format ||
-      !state.contains("patches") || !state.contains("files") ||
-      state["patches"].size() != wanted.size()) {
-    return false;
-  }
-  for (size_t i = 0; i < wanted.size(); ++i) {
-    const auto& entry = state["patches"][i];
-    if (entry.value("name", "") != wanted[i].name ||
-        entry.value("sha256", "") != wanted[i].sha256) {
-      return false;
-    }
-  }
-  for (const auto& entry : state["files"]) {
-    const fs::path path = tree_root_ / entry.value("path", "");
-    const auto recorded = entry.value("sha256", "");
-    const auto actual = file_sha256(path);
-    if (recorded.empty() ? actual.has_value() : actual != recorded) {
-      return false;
-    }
-  }
-  return true;
-}
-
 PatchEngine::Analysis PatchEngine::analyse(const std::vector<Patch>& wanted) const {
   Analysis analysis;
-  analysis.candidates = recorded_patches();
+  analysis.candidates = record_.patches();
   if (analysis.candidates.empty()) {
     // No record: any patch of the profile may be applied (the dev one in a
     // release build too, e.g. after a switch); the wanted ones are read already.
@@ -441,29 +318,6 @@ PatchOutcome PatchEngine::reconcile(const std::vector<Patch>& wanted, bool force
   return outcome;
 }
 
-void PatchEngine::record_state(const std::vector<Patch>& wanted) const {
-  std::error_code ec;
-  fs::remove_all(state_dir_ / "applied", ec);
-  fs::create_directories(state_dir_ / "applied");
-  nlohmann::json state = {{"format", state_format}, {"mode", std::string(to_string(mode_))}};
-  state["patches"] = nlohmann::json::array();
-  state["files"] = nlohmann::json::array();
-  std::set<std::string> seen;
-  for (const auto& patch : wanted) {
-    write_text_file(state_dir_ / "applied" / patch.name, patch.text);
-    state["patches"].push_back({{"name", patch.name}, {"sha256", patch.sha256}});
-    for (const auto& file : patch.files) {
-      if (seen.insert(file).second) {
-        state["files"].push_back(
-            {{"path", file}, {"sha256", file_sha256(tree_root_ / file).value_or("")}});
-      }
-    }
-  }
-  const fs::path target = state_dir_ / "state.json";
-  write_text_file(target.string() + ".tmp", state.dump(2) + "\n");
-  fs::rename(target.string() + ".tmp", target);
-}
-
 fs::path PatchEngine::journal_dir() const { return state_dir_ / "journal"; }
 
 // One run at a time patches a tree; what a killed one left is rolled back
@@ -486,11 +340,11 @@ PatchOutcome PatchEngine::apply(bool force) {
   std::vector<Patch> wanted = wanted_patches();
   PatchOutcome up_to_date;
   up_to_date.up_to_date = true;
-  if (!fs::exists(journal_dir() / "journal.json") && recorded_state_matches(wanted)) {
+  if (!fs::exists(journal_dir() / "journal.json") && record_.matches(wanted, tree_root_)) {
     return up_to_date;
   }
   const FileLock lock = lock_tree();
-  if (recorded_state_matches(wanted)) {
+  if (record_.matches(wanted, tree_root_)) {
     return up_to_date;  // another run patched it while this one waited
   }
   for (auto& patch : wanted) {
@@ -500,7 +354,7 @@ PatchOutcome PatchEngine::apply(bool force) {
   fs::create_directories(state_dir_ / "applied");
   TreeTransaction transaction(tree_root_, journal_dir());
   PatchOutcome outcome = reconcile(wanted, force, transaction);
-  record_state(wanted);
+  record_.save(wanted, mode_, tree_root_);
   transaction.finish();
   return outcome;
 }
@@ -527,7 +381,7 @@ PatchStatus PatchEngine::status() {
     patch.parse_files();
   }
   PatchStatus status;
-  if (recorded_state_matches(wanted)) {
+  if (record_.matches(wanted, tree_root_)) {
     for (const auto& patch : wanted) {
       status.patches.push_back({patch.name, true, true});
       for (const auto& file : patch.files) {

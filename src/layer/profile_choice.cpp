@@ -35,7 +35,8 @@ std::string major_minor(const std::string& version) {
 }
 
 // The leading release literal assigned to `variable` at module level, if any.
-std::optional<std::string> assigned_version(const std::string& source, const std::string& variable) {
+std::optional<std::string> assigned_version(const std::string& source,
+                                            const std::string& variable) {
   std::istringstream lines(source);
   std::string line;
   while (std::getline(lines, line)) {
@@ -116,7 +117,8 @@ std::optional<TreeVersion> read_tree_version(const std::vector<Profile>& candida
     const std::string& file = profile.version.file;
     if (tried.insert(file).second) {
       if (const auto text = read_text_file(tree_root / file)) {
-        const std::string trimmed = text->substr(std::min(text->size(), text->find_first_not_of(" \t\r\n")));
+        const std::string trimmed =
+            text->substr(std::min(text->size(), text->find_first_not_of(" \t\r\n")));
         if (std::string version = release_part(trimmed); !version.empty()) {
           return TreeVersion{version, file};
         }
@@ -172,9 +174,9 @@ ProfileChoice choose_profile(const std::vector<Profile>& candidates,
     }
   }
   ProfileChoice choice{best ? *best : fallback, false};
-  choice.profile.chosen_because = found + "; no profile is made for it (profiles: " +
-                                  known_profiles(candidates) + "), this one is for " + how +
-                                  "; see ascend-setup --doctor, or pass --profile";
+  choice.profile.chosen_because =
+      found + "; no profile is made for it (profiles: " + known_profiles(candidates) +
+      "), this one is for " + how + "; see ascend-setup --doctor, or pass --profile";
   return choice;
 }
 

@@ -24,7 +24,7 @@ struct StartEvent {
   int command_index;
 };
 constexpr StartEvent start_events[] = {
-    {"subprocess.Popen", 1}, {"os.system", 0}, {"os.exec", 1},   {"os.spawn", 2},
+    {"subprocess.Popen", 1}, {"os.system", 0}, {"os.exec", 1},     {"os.spawn", 2},
     {"os.posix_spawn", 1},   {"os.fork", -1},  {"os.forkpty", -1}, {"pty.spawn", 0},
 };
 
@@ -100,6 +100,5 @@ ProcessRefusal::~ProcessRefusal() {
     spdlog::info("--doctor starts no process; not run: `{}`", join(refused_commands, "`, `"));
   }
 }
-
 
 }  // namespace ascend_setup
