@@ -3,14 +3,22 @@
 1. The host's work: `ascend-setup --dump-kwargs` (launcher, host start, profile,
    embedded interpreter, setup.py, overrides, kwargs rewrite, JSON) against
    the Python entry it replaces (bench/python_entry.py: setup_ascend.py's
-   main() up to setup(), kwargs printed as JSON), and against the irreducible part: a plain python3 executing the same setup.py with
-   setuptools.setup stubbed, both on the libpython3.X.so ascend-setup embeds
+   main() up to setup(), kwargs printed as JSON), and against the irreducible
+   part: a plain python3 executing the same setup.py with setuptools.setup
+   stubbed, both on the libpython3.X.so ascend-setup embeds
    (bench/python_on_libpython) and as /usr/bin/python3 (Debian builds that
    one with LTO and PGO; its shared library runs Python code about 20% slower,
-   which no embedding program can change). Runs alternate; medians are
-   compared. BENCH_INSTRUCTIONS=1 adds instruction counts (valgrind), which
+   which no embedding program can change). On a copy of the tree (its .git
+   included, build outputs left out); one warm-up run of each first, so that
+   both keep setup.py's compiled code as a developer's second run does (the
+   entry in __pycache__, the host in build/ascend-setup; PYTHONDONTWRITEBYTECODE
+   is unset for every command). Runs alternate; medians are compared. The
+   ratio host / Python entry is the target (<= 0.95). BENCH_INSTRUCTIONS=1
+   adds instruction counts (valgrind's callgrind, the exec'ed host followed;
+   child processes such as setup.py's git calls counted for neither), which
    the machine's noise does not blur.
-2. A first `ascend-setup bdist_wheel` against a rebuild with nothing changed,
+2. On the example tree only (a real triton-ascend tree cannot build offline):
+   a first `ascend-setup bdist_wheel` against a rebuild with nothing changed,
    with the number of recompiled objects and of source files given a new mtime.
 """
 import argparse
@@ -50,6 +58,18 @@ def timed(argv, cwd, env):
     return elapsed, cpu_of_children() - cpu
 
 
+def instructions(argv, cwd, env):
+    """Instructions of the command's own process (callgrind, across exec)."""
+    err = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                          "--trace-children=yes", "--trace-children-skip=*/git,*/git-*,*/sh,*/uname"]
+                         + argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True).stderr
+    main_pid = err.split("==", 2)[1]
+    counts = [int(line.split("Collected :")[1].replace(",", ""))
+              for line in err.splitlines() if line.startswith(f"=={main_pid}==") and "Collected :" in line]
+    return sum(counts)
+
+
 def mtimes(root, want):
     found = {}
     for directory, dirs, files in os.walk(root):
@@ -71,15 +91,19 @@ def main():
     parser.add_argument("--tree", required=True)
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--python-on-libpython", required=True)
+    parser.add_argument("--no-example", dest="example", action="store_false",
+                        help="a real tree (BENCH_TREE): no first build and rebuild timing")
     args = parser.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
     work = tempfile.mkdtemp(prefix="ascend-setup-bench-")
     try:
         tree = os.path.join(work, "tree")
-        shutil.copytree(args.tree, tree, symlinks=True)
+        shutil.copytree(args.tree, tree, symlinks=True,
+                        ignore=lambda d, names: [n for n in names if n in ("build", "dist", "__pycache__")
+                                                 or n.endswith(".egg-info")])
         env = dict(os.environ)
-        for name in ("VIRTUAL_ENV", "ASCEND_SETUP_LOG_LEVEL", "PYTHONPATH"):
+        for name in ("VIRTUAL_ENV", "ASCEND_SETUP_LOG_LEVEL", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE"):
             env.pop(name, None)
         env.update({
             "LLVM_SYSPATH": env.get("LLVM_SYSPATH", os.path.join(root, "examples", "stub-llvm")),
@@ -102,6 +126,8 @@ def main():
                 [args.python_on_libpython, "/usr/bin/python3", "-c", STUB_SETUP, tree],
             "/usr/bin/python3 (LTO+PGO), setup() stubbed": ["/usr/bin/python3", "-c", STUB_SETUP, tree],
         }
+        for argv in commands.values():  # warm-up: compiled setup.py kept by both
+            timed(argv, tree, env)
         runs = {label: [] for label in commands}
         for _ in range(args.runs):
             for label, argv in commands.items():
@@ -109,12 +135,11 @@ def main():
         median = lambda label, i: statistics.median(run[i] for run in runs[label])
         counts = {}
         if os.environ.get("BENCH_INSTRUCTIONS") == "1" and shutil.which("valgrind"):
-            for label, argv in commands.items():
-                out = subprocess.run(["valgrind", "--tool=lackey", "--basic-counts=yes"] + argv,
-                                     cwd=tree, env=env, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE, text=True).stderr
-                counts[label] = int(out.split("guest instrs:")[1].split()[0].replace(",", ""))
-        print(f"host's own work: {args.tree}, {args.runs} alternating runs each (medians)")
+            counts = {label: instructions(argv, tree, env) for label, argv in commands.items()}
+        with open("/proc/loadavg") as f:
+            load = f.read().split()[0]
+        print(f"host's own work: {args.tree}, {args.runs} alternating runs each (medians), "
+              f"load average {load} at the end, {os.cpu_count()} cores")
         print(f"  {'':52} {'wall ms':>9} {'cpu ms':>9}" + (f" {'instructions':>14}" if counts else ""))
         for label in commands:
             print(f"  {label:52} {median(label, 0) * 1000:9.1f} {median(label, 1) * 1000:9.1f}"
@@ -128,14 +153,16 @@ def main():
             print(line)
         print("  (targets: host / Python entry <= 0.95 wall; the host adds at most 10% to the "
               "irreducible part)")
+        if not args.example:
+            return
 
         is_source = lambda path, is_dir: not (is_dir and os.path.basename(path) in
                                               ("build", "dist", ".git")) and ".egg-info" not in path
         is_build = lambda path, is_dir: is_dir or path.endswith(".o")
-        (first, _) = timed([args.binary, "bdist_wheel"], tree, env)
+        (first, _) = timed([args.binary, "--python", "/usr/bin/python3", "bdist_wheel"], tree, env)
         sources = mtimes(tree, is_source)
         objects = mtimes(os.path.join(tree, "build"), is_build)
-        (again, _) = timed([args.binary, "bdist_wheel"], tree, env)
+        (again, _) = timed([args.binary, "--python", "/usr/bin/python3", "bdist_wheel"], tree, env)
         print(f"bdist_wheel of {args.tree} in a fresh copy ({len(objects)} objects)")
         print(f"  {'':44} {'wall':>9} {'objects compiled':>17} {'sources touched':>16}")
         print(f"  {'first build':44} {first:8.2f}s {len(objects):17d} {'-':>16}")

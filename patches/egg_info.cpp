@@ -64,12 +64,7 @@ std::optional<std::string> render_in_given_order(const py::handle& entry_points)
 }  // namespace
 
 void override_egg_info(const OverrideContext& context) {
-  py::object cmdclass = context.captured_kwargs.contains("cmdclass")
-                            ? py::object(context.captured_kwargs["cmdclass"])
-                            : py::object(py::dict());
-  py::object base = py::isinstance<py::dict>(cmdclass) && cmdclass.contains("egg_info")
-                        ? py::object(cmdclass["egg_info"])
-                        : py::module_::import("setuptools.command.egg_info").attr("egg_info");
+  py::object base = registered_command(context, "egg_info", "setuptools.command.egg_info");
   py::object egg_info =
       define_subclass(context, "EggInfo", base,
                       "ascend-setup: egg_info writing entry points in the order setup() got them");

@@ -24,6 +24,16 @@ void OverrideContext::replace(const std::string& id, const py::object& value) co
   module.attr(name(id).c_str()) = value;
 }
 
+py::object registered_command(const OverrideContext& context, const char* command,
+                              const char* fallback_module) {
+  py::object cmdclass = context.captured_kwargs.contains("cmdclass")
+                            ? py::object(context.captured_kwargs["cmdclass"])
+                            : py::object(py::dict());
+  return py::isinstance<py::dict>(cmdclass) && cmdclass.contains(command)
+             ? py::object(cmdclass[command])
+             : py::module_::import(fallback_module).attr(command);
+}
+
 py::object define_subclass(const OverrideContext& context, const char* name, const py::object& base,
                            const char* doc) {
   py::dict namespace_;
@@ -43,6 +53,7 @@ void apply_overrides(const OverrideContext& given) {
   override_cmake_build(context);
   override_build_wheel(context);
   override_egg_info(context);
+  override_sdist(context);
 }
 
 }  // namespace ascend_setup

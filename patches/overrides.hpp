@@ -51,10 +51,17 @@ void override_cmake_build(const OverrideContext& context);
 void override_build_wheel(const OverrideContext& context);
 // egg_info -> EggInfo: entry_points.txt in setup()'s order (ascend first)
 void override_egg_info(const OverrideContext& context);
+// sdist -> Sdist: the release tree records the checkout's HEAD and branch
+void override_sdist(const OverrideContext& context);
 
 // Checks every patch point of the profile at once (Error upstream_mismatch
 // naming all that are missing), then applies the overrides in order.
 void apply_overrides(const OverrideContext& context);
+
+// The command class setup() registers as cmdclass[`command`], else
+// setuptools' own (`fallback_module`.`command`).
+pybind11::object registered_command(const OverrideContext& context, const char* command,
+                                    const char* fallback_module);
 
 // Creates `class <name>(base)` in the module, as if setup.py had defined it.
 pybind11::object define_subclass(const OverrideContext& context, const char* name,

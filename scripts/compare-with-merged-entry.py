@@ -77,16 +77,22 @@ def run(argv, cwd, env):
 
 # ascend-setup's own additions to the merged entry's kwargs.
 ADDITIONS = {("cmdclass", "egg_info"): "setup.EggInfo",
+             ("cmdclass", "sdist"): "setup.Sdist",
              ("long_description_content_type",): "text/markdown"}
 
 
 def normalise(kwargs, tree):
     """Paths of the copy become TREE; a command class is named by its own name
-    (the merged entry defines its subclasses inside a function)."""
+    (the merged entry defines its subclasses inside a function), and so is an
+    extension's class (setup.py is module `setup` there, `__main__` in
+    ascend-setup, as `python setup.py` runs it)."""
     kwargs = json.loads(json.dumps(kwargs, sort_keys=True).replace(tree, "TREE"))
     commands = kwargs.get("cmdclass") or {}
     for key, value in commands.items():
         commands[key] = value.rsplit(".", 1)[-1]
+    for extension in kwargs.get("ext_modules") or []:
+        if isinstance(extension, dict) and "__class__" in extension:
+            extension["__class__"] = extension["__class__"].rsplit(".", 1)[-1]
     return kwargs
 
 
@@ -187,7 +193,8 @@ def main():
             for dest in (patch_merged_tree, patch_ours_tree):
                 make_copy(tree, dest, False, False)
             merged_run = run([sys.executable, "-c", MERGED_DUMP], merged, env)
-            ours_run = run([binary, "--dump-kwargs"], ours, env)
+            # The interpreter running this script for both (else python3 on PATH).
+            ours_run = run([binary, "--python", sys.executable, "--dump-kwargs"], ours, env)
             if "@@KWARGS@@" not in merged_run.stdout or ours_run.returncode != 0:
                 print(f"{label}: could not run: merged rc {merged_run.returncode}\n"
                       f"{merged_run.stderr[-2000:]}\nours rc {ours_run.returncode}\n"

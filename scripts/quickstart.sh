@@ -15,7 +15,7 @@ packages=(
   python3 python3-dev python3-venv python3-pip python3-setuptools python3-wheel
   python3-pybind11 pybind11-dev python3-build libexpat1-dev zlib1g-dev util-linux
   python3-setuptools-whl python3-wheel-whl python3-pip-whl
-  libgit2-dev libssl-dev libspdlog-dev libfmt-dev libcli11-dev libtomlplusplus-dev
+  libgit2-dev libpcre2-dev libssl-dev libspdlog-dev libfmt-dev libcli11-dev libtomlplusplus-dev
   nlohmann-json3-dev libgtest-dev googletest
 )
 missing=()

@@ -99,7 +99,8 @@ int run_setup_py(const HostOptions& options, const SourceTree& tree,
       return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
           .count();
     };
-    CapturedSetup captured = capture_setup(tree.setup_py);
+    CapturedSetup captured =
+        capture_setup(tree.setup_py, tree.root / "build" / "ascend-setup" / bytecode_cache_name());
     spdlog::debug("setup.py executed ({:.1f} ms)", elapsed_ms());
     if (options.dump == DumpMode::captured) {
       print_json(*out, to_json(captured.kwargs));
@@ -133,6 +134,7 @@ int run_setup_py(const HostOptions& options, const SourceTree& tree,
       return exit_code::ok;
     }
 
+    resume_garbage_collection();  // the build runs with the collector, as Python has it
     phase = Phase::calling_setup;
     // One run builds in a tree's build directory at a time.
     const FileLock build_lock(tree.root / "build" / "ascend-setup" / "build.lock",
@@ -229,6 +231,7 @@ int run_host(const HostOptions& options) {
     SourceRepo::trust_all_owners();
   }
   const SourceTree tree = enter_source_tree(options);
+  const LibgitStartAhead libgit_start(tree.root);
   recover_interrupted_patching(tree.root);  // a killed run's journal, before anything else
   ProfileChoice choice =
       select_profile({options.profile, options.profile_dirs}, tree.root, tree.setup_py);

@@ -6,6 +6,8 @@
 #include <pybind11/pybind11.h>
 
 #include <filesystem>
+#include <optional>
+#include <string>
 
 namespace ascend_setup {
 
@@ -19,6 +21,15 @@ struct CapturedSetup {
 // does; setuptools.setup is restored afterwards, also when setup.py raised.
 // Python errors propagate as error_already_set; setup() never being called
 // throws Error(upstream_mismatch); a second call logs a warning.
-CapturedSetup capture_setup(const std::filesystem::path& setup_py);
+// With `bytecode_cache`, setup.py's compiled code is read from that file when
+// it was compiled from the same path and source by the same bytecode version,
+// else compiled and stored there (as Python keeps a .pyc, not when
+// sys.dont_write_bytecode is set).
+CapturedSetup capture_setup(
+    const std::filesystem::path& setup_py,
+    const std::optional<std::filesystem::path>& bytecode_cache = std::nullopt);
+
+// The cache's file name for the linked minor: setup.cpython-XY.pyc.
+std::string bytecode_cache_name();
 
 }  // namespace ascend_setup

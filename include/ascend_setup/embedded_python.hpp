@@ -28,8 +28,12 @@ Interpreter choose_interpreter(const std::optional<std::filesystem::path>& expli
 // The major.minor of the linked libpython, e.g. "3.11".
 std::string linked_python_version();
 
-// Owns the interpreter for its lifetime. sys.argv = [script, args...],
-// sys.path[0] = path0; SIGINT raises KeyboardInterrupt.
+// Starts the interpreter and ends its use. sys.argv = [script, args...],
+// sys.path[0] = path0; SIGINT raises KeyboardInterrupt. Made once per
+// process, destroyed right before the process exits: the destructor joins
+// non-daemon threads, runs atexit handlers and flushes the streams, but
+// leaves the interpreter's objects to the exit (no Py_FinalizeEx teardown).
+// The cyclic garbage collector is off until resume_garbage_collection().
 class EmbeddedPython {
  public:
   EmbeddedPython(const Interpreter& interpreter, const std::filesystem::path& script,
@@ -38,6 +42,14 @@ class EmbeddedPython {
   EmbeddedPython(const EmbeddedPython&) = delete;
   EmbeddedPython& operator=(const EmbeddedPython&) = delete;
 };
+
+// Python's cyclic garbage collector is off from the interpreter's start
+// (EmbeddedPython's constructor) until this call, and again in the
+// destructor: starting up and executing setup.py allocate hundreds of
+// thousands of objects, almost none of them garbage, and every collection
+// walks them all (a tenth of a --dump-kwargs). The host turns it on right
+// before setup() builds.
+void resume_garbage_collection();
 
 // Where a run was when Python raised: named in the one-line error.
 enum class Phase { loading_setup_py, patching, calling_setup };

@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -46,7 +47,10 @@ struct PatchPointCheck {
 PatchPointCheck check_patch_points(const Profile& profile, const SymbolLookup& lookup);
 
 // The loaded module as a SymbolLookup (kinds and signatures via inspect).
-SymbolLookup live_symbols(const pybind11::module_& module);
+// With `params_wanted`, parameters are read only for those names (a
+// signature costs up to milliseconds); the others' stay unknown.
+SymbolLookup live_symbols(const pybind11::module_& module,
+                          std::optional<std::set<std::string>> params_wanted = std::nullopt);
 
 // check_patch_points on the loaded module; throws Error(upstream_mismatch)
 // naming every finding at once. Returns id -> upstream name.

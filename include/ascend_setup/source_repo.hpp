@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 struct git_repository;
@@ -16,6 +17,22 @@ namespace ascend_setup {
 // libgit2's init, once per process (shutdown is left to process exit). It
 // loads the TLS certificates, milliseconds: call it only where libgit2 is used.
 void ensure_libgit2();
+
+// libgit2's init started on a second thread when `tree_root` is a git
+// checkout, so that its certificate parsing (about 7% of a --dump-kwargs of
+// a checkout, though nothing offline uses TLS) overlaps Python's start; the
+// first ensure_libgit2() waits for it. Stop signals stay with the other
+// threads. Joined on destruction.
+class LibgitStartAhead {
+ public:
+  explicit LibgitStartAhead(const std::filesystem::path& tree_root);
+  ~LibgitStartAhead();
+  LibgitStartAhead(const LibgitStartAhead&) = delete;
+  LibgitStartAhead& operator=(const LibgitStartAhead&) = delete;
+
+ private:
+  std::thread thread_;
+};
 
 class SourceRepo {
  public:

@@ -6,11 +6,42 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <pthread.h>
+
+#include <csignal>
+#include <system_error>
+
 namespace ascend_setup {
 
 void ensure_libgit2() {
   static const int initialised = git_libgit2_init();
   (void)initialised;
+}
+
+LibgitStartAhead::LibgitStartAhead(const std::filesystem::path& tree_root) {
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(tree_root / ".git", ec))) {
+    return;
+  }
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  for (const int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) {
+    sigaddset(&stop_signals, signal);
+  }
+  sigset_t previous;
+  pthread_sigmask(SIG_BLOCK, &stop_signals, &previous);  // inherited by the thread
+  try {
+    thread_ = std::thread(ensure_libgit2);
+  } catch (const std::system_error&) {
+    // no thread: the first use initialises libgit2 itself
+  }
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+}
+
+LibgitStartAhead::~LibgitStartAhead() {
+  if (thread_.joinable()) {
+    thread_.join();
+  }
 }
 
 namespace {

@@ -1,20 +1,21 @@
 #include "ascend_setup/build_mode.hpp"
 
+#include "ascend_setup/checkout_record.hpp"
 #include "ascend_setup/environment.hpp"
-#include "ascend_setup/source_repo.hpp"
 #include "ascend_setup/version.hpp"
 
 namespace ascend_setup {
 
 namespace {
 
-// The design text's rule (seed 4.3): the checkout and its branch decide.
-ModeChoice branch_rule(const std::filesystem::path& tree_root) {
-  const auto repo = SourceRepo::open(tree_root);
-  if (!repo) {
+// The design text's rule (seed 4.3): the checkout and its branch decide (in
+// an unpacked sdist of a checkout, the branch it recorded).
+ModeChoice branch_rule(const Profile& profile, const std::filesystem::path& tree_root) {
+  const auto facts = checkout_facts(tree_root, profile.version.git_hash_length);
+  if (!facts) {
     return {BuildMode::release, "not a git checkout"};
   }
-  const auto branch = repo->branch();
+  const auto& branch = facts->branch;
   if (!branch) {
     return {BuildMode::dev, "detached HEAD"};
   }
@@ -58,7 +59,7 @@ ModeChoice choose_build_mode(std::optional<BuildMode> forced, const Profile& pro
     return {BuildMode::release, profile.switches.release_mode + " is set"};
   }
   return profile.mode_rule == Profile::ModeRule::manylinux ? manylinux_rule(profile, tree_root)
-                                                           : branch_rule(tree_root);
+                                                           : branch_rule(profile, tree_root);
 }
 
 }  // namespace ascend_setup

@@ -96,8 +96,10 @@ PatchPointCheck check_patch_points(const Profile& profile, const SymbolLookup& l
   return check;
 }
 
-SymbolLookup live_symbols(const py::module_& module) {
-  return [module](const std::string& owner, const std::string& name) -> std::optional<SymbolInfo> {
+SymbolLookup live_symbols(const py::module_& module,
+                          std::optional<std::set<std::string>> params_wanted) {
+  return [module, params_wanted](const std::string& owner,
+                                 const std::string& name) -> std::optional<SymbolInfo> {
     py::object holder = module;
     if (!owner.empty()) {
       if (!py::hasattr(module, owner.c_str())) {
@@ -116,7 +118,7 @@ SymbolLookup live_symbols(const py::module_& module) {
                 : !callable                                 ? "variable"
                 : owner.empty()                             ? "function"
                                                             : "method";
-    if (!callable) {
+    if (!callable || (params_wanted && params_wanted->count(name) == 0)) {
       return info;
     }
     try {
@@ -139,7 +141,14 @@ SymbolLookup live_symbols(const py::module_& module) {
 
 std::map<std::string, std::string> require_patch_points(const Profile& profile,
                                                         const py::module_& module) {
-  PatchPointCheck check = check_patch_points(profile, live_symbols(module));
+  std::set<std::string> params_wanted;
+  for (const PatchPoint& point : profile.patch_points) {
+    if (!point.params.empty()) {
+      const auto names = point.names();
+      params_wanted.insert(names.begin(), names.end());
+    }
+  }
+  PatchPointCheck check = check_patch_points(profile, live_symbols(module, params_wanted));
   if (check.findings.empty()) {
     return check.resolved;
   }

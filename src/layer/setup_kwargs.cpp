@@ -55,6 +55,7 @@ py::dict rewrite_setup_kwargs(const py::dict& captured, const py::module_& modul
   cmdclass["bdist_wheel"] = module.attr("BuildWheel");
   cmdclass["build_ext"] = module.attr("CMakeBuild");
   cmdclass["egg_info"] = module.attr("EggInfo");
+  cmdclass["sdist"] = module.attr("Sdist");
   kwargs["cmdclass"] = cmdclass;
 
   // Upstream computed these at import time, before the Ascend backend was

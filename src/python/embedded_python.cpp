@@ -106,6 +106,7 @@ EmbeddedPython::EmbeddedPython(const Interpreter& interpreter, const std::filesy
   } catch (const std::exception& error) {
     throw Error(std::string("cannot start the embedded Python interpreter: ") + error.what());
   }
+  PyGC_Disable();  // until resume_garbage_collection()
   py::module_::import("sys").attr("path").attr("insert")(0, path0.string());
   install_error_bridge();
   // Every stop signal goes through our handler, which raises Python's
@@ -125,9 +126,33 @@ EmbeddedPython::EmbeddedPython(const Interpreter& interpreter, const std::filesy
 
 EmbeddedPython::~EmbeddedPython() {
   set_stop_hook(nullptr);
-  py::finalize_interpreter();
-  install_stop_signal_handlers();  // finalize puts SIGINT back to the default
+  // The process exits right after this. What a Python program can observe of
+  // finalization runs, in Py_FinalizeEx's order: non-daemon threads joined,
+  // atexit handlers (logging's flush, multiprocessing's and tempfile's
+  // clean-ups), streams flushed. The teardown of every module and object,
+  // which only frees memory the exit frees anyway, is skipped: it was about a
+  // tenth of a --dump-kwargs. The GIL stays with this thread, so daemon
+  // threads stay parked as finalization parks them.
+  PyGC_Disable();  // collections now would only free what the exit frees
+  PyErr_Clear();   // an error left by an unwinding C++ exception was reported already
+  // threading only when imported (as Py_FinalizeEx does), atexit always.
+  PyObject* threading = PyImport_GetModule(py::str("threading").ptr());
+  PyErr_Clear();
+  for (PyObject* module : {threading, PyImport_ImportModule("atexit")}) {
+    const char* function = module == threading ? "_shutdown" : "_run_exitfuncs";
+    PyObject* result = module ? PyObject_CallMethod(module, function, nullptr) : nullptr;
+    if (module && !result) {
+      PyErr_WriteUnraisable(module);
+    }
+    Py_XDECREF(result);
+    Py_XDECREF(module);
+    PyErr_Clear();
+  }
+  flush_python_streams();
+  install_stop_signal_handlers();  // Python's SIGINT handler would only set a flag from now on
 }
+
+void resume_garbage_collection() { PyGC_Enable(); }
 
 std::string_view phase_name(Phase phase) {
   switch (phase) {

@@ -116,4 +116,36 @@ TEST_F(Backend, EditableInstallRegistersAscendFirstAndLinksTheBackends_StubLlvm)
   EXPECT_TRUE(fs::is_symlink(tree / "python/triton/backends/ascend"));
 }
 
+// `python -m build` of a git checkout: the sdist has no .git, yet the wheel
+// built from it must be the checkout's (version with +git<HEAD>).
+TEST(BackendOfACheckout, WheelFromTheSdistKeepsTheCheckoutsVersion_StubLlvm) {
+  TempDir dir;
+  const fs::path tree = copy_example_tree(dir.path());
+  write_file(tree / "pyproject.toml", opt_in);
+  const std::string head = make_git_repo(tree, dir.path());
+  Env env = offline_env(dir.path());
+  env["MAX_JOBS"] = "2";
+  env["PYTHONPATH"] = PYTHON_SHIMS;
+  env["ASCEND_SETUP_BINARY"] = ASCEND_SETUP_BINARY;
+  // The reference: ascend-setup bdist_wheel in a clone (same HEAD, same branch).
+  const fs::path clone = dir.path() / "clone";
+  must_run({"git", "clone", "-q", tree.string(), clone.string()}, dir.path(), git_env(dir.path()));
+  const auto build = run_host({"bdist_wheel"}, clone, env);
+  ASSERT_EQ(build.exit_code, 0) << build.err;
+  const auto reference = files_in(clone / "dist", ".whl");
+  ASSERT_EQ(reference.size(), 1u);
+  EXPECT_TRUE(contains(reference[0].filename().string(), "+git" + head.substr(0, 8)))
+      << reference[0];
+
+  const fs::path built = dir.path() / "build-out";
+  must_run({SYSTEM_PYTHON, "-m", "build", "--no-isolation", "-o", built.string(), tree.string()},
+           dir.path(), env);
+  const auto sdists = files_in(built, ".tar.gz");
+  ASSERT_EQ(sdists.size(), 1u);
+  EXPECT_FALSE(contains(must_run({"tar", "tzf", sdists[0].string()}, dir.path()), "/.git/"));
+  const auto wheels = files_in(built, ".whl");
+  ASSERT_EQ(wheels.size(), 1u);
+  EXPECT_EQ(wheel_summary(wheels[0]), wheel_summary(reference[0]));
+}
+
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -113,6 +114,68 @@ TEST(Pythons, TooOldPythonIsExit3NamingWhatIsServed) {
     EXPECT_TRUE(contains(result.err, "-DASCEND_SETUP_PYTHONS=")) << result.err;
     EXPECT_TRUE(result.out.empty());
   }
+}
+
+// The one-line exit-3 error of an interpreter the build cannot serve.
+void expect_unservable(const ascend_setup::ProcessResult& result, const std::string& why) {
+  EXPECT_EQ(result.exit_code, code::bad_input) << result.err;
+  EXPECT_TRUE(contains(result.err, why)) << result.err;
+  EXPECT_TRUE(contains(result.err, ": this ascend-setup serves CPython 3.1")) << result.err;
+  EXPECT_TRUE(contains(result.err, "not free-threaded")) << result.err;
+  EXPECT_TRUE(contains(result.err, "--enable-shared")) << result.err;
+  EXPECT_TRUE(contains(result.err, "-DASCEND_SETUP_PYTHONS=")) << result.err;
+  EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+  EXPECT_TRUE(result.out.empty());
+}
+
+// Debian's python3 binary is a real CPython linked statically (its static
+// host serves only /usr; its sysconfig still says Py_ENABLE_SHARED=1, which
+// is why the launcher looks for the library itself): a copy of it in another
+// prefix is an installation with no shared libpython and no static host.
+// Only the location is staged.
+TEST(Pythons, PythonWithoutSharedLibpythonIsExit3_StandInDebiansStaticBinaryCopiedElsewhere) {
+  TempDir dir;
+  const fs::path tree = copy_example_tree(dir.path());
+  const std::string version = python_version(SYSTEM_PYTHON);
+  const fs::path python = dir.path() / "static" / "bin" / ("python" + version);
+  fs::create_directories(python.parent_path());
+  fs::copy_file(fs::canonical(SYSTEM_PYTHON), python);
+  ASSERT_FALSE(contains(must_run({"ldd", python.string()}, dir.path()), "libpython"))
+      << SYSTEM_PYTHON << " links a shared libpython: no stand-in here";
+  EXPECT_EQ(must_run({python.string(), "-c", "print(1 + 1)"}, dir.path()), "2\n");
+  expect_unservable(
+      run_host({"--python", python.string(), "--dump-kwargs"}, tree, offline_env(dir.path())),
+      "a CPython " + version + " without a shared libpython" + version + " under " +
+          (dir.path() / "static").string() + " (built without --enable-shared)");
+}
+
+// No free-threaded CPython exists here: a script in front of "the
+// interpreter" (as a pyenv shim is) answering the launcher's question as a
+// free-threaded 3.13 does (sys.abiflags "t").
+TEST(Pythons, FreeThreadedPythonIsExit3_StandInScriptAnsweringAsAFreeThreadedBuild) {
+  TempDir dir;
+  const fs::path tree = copy_example_tree(dir.path());
+  const fs::path python = dir.path() / "nogil" / "bin" / "python3";
+  write_file(python, "#!/bin/sh\nprintf 'cpython\\n3.13\\nt\\n%s\\n%s\\n' '" +
+                         (dir.path() / "nogil").string() + "' \"$0\"\n");
+  fs::permissions(python, fs::perms::owner_all);
+  expect_unservable(
+      run_host({"--python", python.string(), "--dump-kwargs"}, tree, offline_env(dir.path())),
+      "names " + python.string() + ", a free-threaded CPython 3.13");
+}
+
+// A free-threaded build installs its binary as python3.Yt: a real CPython
+// binary under that name (only the name is staged).
+TEST(Pythons, FreeThreadedPythonIsExit3_StandInBinaryNamedLikeAFreeThreadedBuild) {
+  TempDir dir;
+  const fs::path tree = copy_example_tree(dir.path());
+  const std::string version = python_version(SYSTEM_PYTHON);
+  const fs::path python = dir.path() / "nogil" / "bin" / ("python" + version + "t");
+  fs::create_directories(python.parent_path());
+  fs::copy_file(fs::canonical(SYSTEM_PYTHON), python);
+  expect_unservable(
+      run_host({"--python", python.string(), "--dump-kwargs"}, tree, offline_env(dir.path())),
+      "a free-threaded CPython " + version);
 }
 
 TEST(Pythons, HostVersionListsTheServedMinors) {

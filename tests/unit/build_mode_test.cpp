@@ -2,7 +2,9 @@
 // merged entry's manylinux rule (the 3.6.0 default) or the design text's
 // branch rule (seed 4.3), with the branch read by libgit2 from real checkouts.
 #include "ascend_setup/build_mode.hpp"
+#include "ascend_setup/checkout_record.hpp"
 #include "ascend_setup/environment.hpp"
+#include "ascend_setup/error.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -160,3 +162,38 @@ TEST_F(BuildModeTest, SwitchesAndOptionsWinOverTheManylinuxRule) {
 }
 
 }  // namespace
+
+// An unpacked sdist of a checkout: no .git, the branch recorded by the sdist.
+TEST(CheckoutRecord, AnSdistsRecordStandsInForTheCheckout) {
+  TempDir dir;
+  const fs::path checkout = dir.path() / "checkout";
+  write_file(checkout / "setup.py", "print('x')\n");
+  const std::string head = make_git_repo(checkout, dir.path());
+  must_run({"git", "checkout", "-q", "-b", "release-x"}, checkout, git_env(dir.path()));
+  const auto facts = checkout_facts(checkout, 8);
+  ASSERT_TRUE(facts);
+  EXPECT_EQ(facts->head_short_id, head.substr(0, 8));
+  EXPECT_EQ(facts->branch, "release-x");
+
+  const fs::path sdist = dir.path() / "sdist";
+  write_file(sdist / "setup.py", "print('x')\n");
+  EXPECT_FALSE(checkout_facts(sdist, 8));
+  Profile profile = parse_profile(builtin_profile_text(), "built-in profile");
+  profile.mode_rule = Profile::ModeRule::branch;
+  EXPECT_EQ(choose_build_mode(std::nullopt, profile, sdist).reason, "not a git checkout");
+
+  write_checkout_record(sdist, *facts);
+  const auto recorded = checkout_facts(sdist, 8);
+  ASSERT_TRUE(recorded);
+  EXPECT_EQ(recorded->head_short_id, facts->head_short_id);
+  EXPECT_EQ(recorded->branch, facts->branch);
+  const ModeChoice choice = choose_build_mode(std::nullopt, profile, sdist);
+  EXPECT_EQ(choice.mode, BuildMode::release);
+  EXPECT_EQ(choice.reason, "branch release-x");
+
+  write_checkout_record(sdist, {head.substr(0, 8), std::nullopt});  // detached HEAD
+  EXPECT_EQ(choose_build_mode(std::nullopt, profile, sdist).mode, BuildMode::dev);
+
+  write_file(sdist / checkout_record_name, "tag v1\n");
+  EXPECT_THROW(checkout_facts(sdist, 8), Error);
+}

@@ -76,3 +76,47 @@ TEST_F(CapturedSetupTest, NoSetupCallIsAnUpstreamMismatch) {
     EXPECT_EQ(error.exit_code(), exit_code::upstream_mismatch);
   }
 }
+
+// setup.py's compiled code is kept in the given cache file, reused while the
+// path and source are the same, and not written under dont_write_bytecode.
+TEST_F(CapturedSetupTest, CompiledCodeIsCachedAndReusedWhileTheSourceIsTheSame) {
+  const fs::path setup_py = dir.path() / "setup.py";
+  const fs::path cache = dir.path() / "build" / "ascend-setup" / bytecode_cache_name();
+  const std::string source_a = "import setuptools\nsetuptools.setup(name='a')\n";
+  write_file(setup_py, source_a);
+  py::module_ sys = py::module_::import("sys");
+  sys.attr("dont_write_bytecode") = false;  // whatever PYTHONDONTWRITEBYTECODE says
+  EXPECT_EQ(capture_setup(setup_py, cache).kwargs["name"].cast<std::string>(), "a");
+  ASSERT_TRUE(fs::exists(cache));
+  EXPECT_FALSE(fs::exists(dir.path() / "__pycache__"));
+
+  // An entry whose key is setup.py's but whose code is another's: it is what
+  // runs, so the cache is read and the source not compiled again.
+  const std::string entry = read_file(cache);
+  py::object other = py::module_::import("builtins")
+                         .attr("compile")("import setuptools\nsetuptools.setup(name='cached')\n",
+                                          setup_py.string(), "exec");
+  const std::string marshalled =
+      py::bytes(py::module_::import("marshal").attr("dumps")(other)).cast<std::string>();
+  const size_t header = 4 + 8;  // magic number, source hash
+  write_file(cache, entry.substr(0, header) + marshalled);
+  EXPECT_EQ(capture_setup(setup_py, cache).kwargs["name"].cast<std::string>(), "cached");
+
+  // A changed source is compiled again and its entry replaces the old one.
+  write_file(setup_py, "import setuptools\nsetuptools.setup(name='b')\n");
+  EXPECT_EQ(capture_setup(setup_py, cache).kwargs["name"].cast<std::string>(), "b");
+  EXPECT_NE(read_file(cache).substr(0, header), entry.substr(0, header));
+
+  // A damaged entry costs a compile, nothing else.
+  write_file(cache, entry.substr(0, header) + "garbage");
+  write_file(setup_py, source_a);
+  EXPECT_EQ(capture_setup(setup_py, cache).kwargs["name"].cast<std::string>(), "a");
+  EXPECT_EQ(read_file(cache), entry);
+
+  // PYTHONDONTWRITEBYTECODE / -B: read, never written.
+  fs::remove(cache);
+  sys.attr("dont_write_bytecode") = true;
+  EXPECT_EQ(capture_setup(setup_py, cache).kwargs["name"].cast<std::string>(), "a");
+  sys.attr("dont_write_bytecode") = false;
+  EXPECT_FALSE(fs::exists(cache));
+}
