@@ -21,8 +21,9 @@ namespace ascend_setup {
 
 // Installs the handler for each stop signal that is not ignored (a
 // background job keeps ignoring SIGINT, as shells expect), then unblocks
-// them. The first call also makes this process a child subreaper and starts
-// the stopper thread.
+// them; SIGPIPE is ignored (a write to a stopped child fails with EPIPE
+// instead of ending the run). The first call also makes this process a child
+// subreaper and starts the stopper thread.
 void install_stop_signal_handlers();
 
 // For the launcher: the stop signals stay pending (across exec) until the

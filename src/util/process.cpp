@@ -108,7 +108,8 @@ ProcessResult run_process(const ProcessSpec& spec) {
   std::vector<char*> envp_ptrs = pointers(envp);
 
   // A child gets default signal dispositions even when ours ignore SIGINT
-  // (a background job), so that Ctrl-C reaches it as it would from a shell.
+  // (a background job), so that Ctrl-C reaches it as it would from a shell,
+  // and SIGPIPE (ignored here, stop_signals.hpp) as from a shell.
   struct SpawnAttributes {
     posix_spawnattr_t value;
     SpawnAttributes() { posix_spawnattr_init(&value); }
@@ -119,6 +120,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
   sigemptyset(&defaults);
   sigaddset(&defaults, SIGINT);
   sigaddset(&defaults, SIGQUIT);
+  sigaddset(&defaults, SIGPIPE);
   posix_spawnattr_setsigdefault(&attributes, &defaults);
   // Nothing blocked in the child, even while the launcher blocks the stop
   // signals (stop_signals.hpp).

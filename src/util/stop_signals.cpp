@@ -99,6 +99,12 @@ void install_stop_signal_handlers() {
     }
     ::sigaction(number, &action, nullptr);
   }
+  // A child stopped while we write to its stdin (git apply's patch text)
+  // must not kill this run with SIGPIPE (exit 141, the scratch directory
+  // left): the write fails with EPIPE and the stop decides the exit code, as
+  // once Python starts (it ignores SIGPIPE too). Children get it back
+  // (process.cpp, subprocess's restore_signals).
+  ::signal(SIGPIPE, SIG_IGN);
   ::pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
 }
 
