@@ -147,12 +147,25 @@ function(ascend_setup_add_host version)
   string(REPLACE "." "" tag ${version})
   add_library(ascend_setup_py${tag} STATIC ${ASCEND_SETUP_PYTHON_SOURCES})
   target_include_directories(ascend_setup_py${tag} SYSTEM PUBLIC ${ASCEND_SETUP_PYTHON_${version}_INCLUDE})
-  target_include_directories(ascend_setup_py${tag} PUBLIC include patches)
+  target_include_directories(ascend_setup_py${tag} PUBLIC include)
   target_compile_options(ascend_setup_py${tag} PRIVATE ${ASCEND_SETUP_WARNINGS})
   target_link_libraries(ascend_setup_py${tag} PUBLIC ascend_setup_base pybind11::headers)
+  if(ASCEND_SETUP_PCH)
+    # pybind11 first: it includes Python.h, which must come before the standard headers.
+    target_precompile_headers(ascend_setup_py${tag} PRIVATE <pybind11/pybind11.h>
+                              ${ASCEND_SETUP_COMMON_HEADERS})
+  endif()
+
+  # The host's main, compiled once for the shared and the static host.
+  add_library(ascend_setup_host_main_py${tag} OBJECT src/mains/host_main.cpp)
+  target_compile_options(ascend_setup_host_main_py${tag} PRIVATE ${ASCEND_SETUP_WARNINGS})
+  target_link_libraries(ascend_setup_host_main_py${tag} PRIVATE ascend_setup_py${tag})
+  if(ASCEND_SETUP_PCH)
+    target_precompile_headers(ascend_setup_host_main_py${tag} REUSE_FROM ascend_setup_py${tag})
+  endif()
 
   set(host ascend-setup-host-${version})
-  add_executable(${host} src/host_main.cpp)
+  add_executable(${host} $<TARGET_OBJECTS:ascend_setup_host_main_py${tag}>)
   target_compile_options(${host} PRIVATE ${ASCEND_SETUP_WARNINGS})
   # RUNPATH (not RPATH): the launcher's LD_LIBRARY_PATH must win over it.
   target_link_options(${host} PRIVATE -Wl,--enable-new-dtags)
@@ -172,8 +185,7 @@ endforeach()
 if(ASCEND_SETUP_STATIC_PYTHON AND EXISTS "${default_probe_static}")
   string(REPLACE "." "" tag ${ASCEND_SETUP_DEFAULT_VERSION})
   set(host ascend-setup-host-${ASCEND_SETUP_DEFAULT_VERSION}-static)
-  add_executable(${host} src/host_main.cpp)
-  target_compile_options(${host} PRIVATE ${ASCEND_SETUP_WARNINGS})
+  add_executable(${host} $<TARGET_OBJECTS:ascend_setup_host_main_py${tag}>)
   target_link_options(${host} PRIVATE -no-pie -Wl,--export-dynamic)
   target_link_libraries(${host} PRIVATE ascend_setup_py${tag} ${default_probe_static}
                                         ${default_probe_libs})

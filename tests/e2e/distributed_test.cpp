@@ -3,7 +3,7 @@
 // from the profile's URL (a local repository stands in for the remote server),
 // held at the profile's pin, never discarding local changes; a registered
 // submodule accepted; a source archive used as it is; the offline error.
-#include "ascend_setup/error.hpp"
+#include "base/util/error.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

@@ -3,7 +3,7 @@
 // tree. The "stand-ins" are the example's setup.py edited the way upstream
 // changed it between versions (upstream-contract.md): a removed function, a
 // renamed class, a failing import, a changed signature, an older version.
-#include "ascend_setup/error.hpp"
+#include "base/util/error.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // The built ascend-setup binary on copies of the example tree: what users
 // and CI see (stdout, stderr, exit codes).
-#include "ascend_setup/error.hpp"
+#include "base/util/error.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -246,7 +246,7 @@ TEST_F(HostTest, MalformedProfileNamesFileAndLine) {
 
 TEST_F(HostTest, ProfileFromTreeReplacesTheBuiltIn) {
   std::string profile =
-      read_file(fs::path(EXAMPLE_TREE) / "../../patches/triton-ascend-3.6.0.toml");
+      read_file(fs::path(EXAMPLE_TREE) / "../../profiles/triton-ascend-3.6.0.toml");
   const std::string url = "https://gitcode.com/Ascend/triton-ascend/";
   profile.replace(profile.find(url), url.size(), "https://example.com/next/");
   write_file(tree / "ascend-setup.toml", profile);

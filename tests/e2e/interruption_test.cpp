@@ -6,7 +6,7 @@
 // multiprocessing spawn pool in setup.py, a stop while cmake builds, a stop
 // while setup.py waits for processes it started without subprocess.Popen,
 // and a stop that arrives before the signal handlers exist.
-#include "ascend_setup/digest.hpp"
+#include "base/util/digest.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // --list-env on the example tree through the built binary: both forms, what
 // upstream's setup.py reads found by watching it, nothing written, stdout
 // holding the listing alone, and README's table kept equal to the registry.
-#include "ascend_setup/error.hpp"
+#include "base/util/error.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

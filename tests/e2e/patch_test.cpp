@@ -1,7 +1,7 @@
 // The patch engine through the built binary: --apply-patches,
 // --patch-status, --restore-sources, --force-patches, the no-process check
 // when nothing changed, a checkout owned by another user.
-#include "ascend_setup/error.hpp"
+#include "base/util/error.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

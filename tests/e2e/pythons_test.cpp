@@ -2,7 +2,7 @@
 // 3.10-3.13, ...), chosen at run time: setup.py sees the chosen interpreter's
 // sys.executable, prefix, version and site-packages; a wheel is tagged for it;
 // an interpreter the build cannot serve is exit 3 naming what it serves.
-#include "ascend_setup/error.hpp"
+#include "base/util/error.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

@@ -4,7 +4,7 @@
 // wheel is installed with pip into a fresh venv and imported. Then the
 // rebuilds: nothing changed, then one source file edited. And auditwheel's
 // repair through a stand-in (auditwheel cannot be installed offline).
-#include "ascend_setup/error.hpp"
+#include "base/util/error.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

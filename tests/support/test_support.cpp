@@ -1,7 +1,7 @@
 #include "test_support.hpp"
 
-#include "ascend_setup/profile.hpp"
-#include "ascend_setup/text_file.hpp"
+#include "base/layer/profile.hpp"
+#include "base/util/text_file.hpp"
 
 #include <gtest/gtest.h>
 

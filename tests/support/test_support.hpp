@@ -2,7 +2,7 @@
 // tree, real git repositories and runs of the built ascend-setup binary.
 #pragma once
 
-#include "ascend_setup/process.hpp"
+#include "base/util/process.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -1,10 +1,10 @@
 // The dev/release rules: options and switches, then the profile's rule: the
 // merged entry's manylinux rule (the 3.6.0 default) or the design text's
 // branch rule (seed 4.3), with the branch read by libgit2 from real checkouts.
-#include "ascend_setup/build_mode.hpp"
-#include "ascend_setup/checkout_record.hpp"
-#include "ascend_setup/environment.hpp"
-#include "ascend_setup/error.hpp"
+#include "base/layer/build_mode.hpp"
+#include "base/layer/checkout_record.hpp"
+#include "base/layer/environment.hpp"
+#include "base/util/error.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

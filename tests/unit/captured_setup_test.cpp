@@ -1,6 +1,6 @@
-#include "ascend_setup/captured_setup.hpp"
+#include "host/python/captured_setup.hpp"
 
-#include "ascend_setup/error.hpp"
+#include "base/util/error.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
-#include "ascend_setup/command_line.hpp"
+#include "base/launch/command_line.hpp"
 
-#include "ascend_setup/error.hpp"
+#include "base/util/error.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 // The environment registry: reads through the table, flag semantics,
 // defaults, the deprecated alias, UTF-8 checks and the listing.
-#include "ascend_setup/environment.hpp"
+#include "base/layer/environment.hpp"
 
-#include "ascend_setup/error.hpp"
-#include "ascend_setup/profile.hpp"
+#include "base/util/error.hpp"
+#include "base/layer/profile.hpp"
 
 #include <gtest/gtest.h>
 

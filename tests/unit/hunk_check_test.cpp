@@ -1,9 +1,9 @@
 // The hunk check against `git apply --check` itself: for each case, one file
 // and a one-hunk patch; the check says "applies" exactly when git does, and
 // names the line that differs when not.
-#include "ascend_setup/hunk_check.hpp"
+#include "base/git/hunk_check.hpp"
 
-#include "ascend_setup/error.hpp"
+#include "base/util/error.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

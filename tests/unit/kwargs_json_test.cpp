@@ -1,4 +1,4 @@
-#include "ascend_setup/kwargs_json.hpp"
+#include "host/python/kwargs_json.hpp"
 
 #include <gtest/gtest.h>
 #include <pybind11/embed.h>

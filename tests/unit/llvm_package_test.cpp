@@ -1,4 +1,4 @@
-#include "ascend_setup/llvm_package.hpp"
+#include "base/layer/llvm_package.hpp"
 
 #include "test_support.hpp"
 

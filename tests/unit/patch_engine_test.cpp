@@ -1,9 +1,9 @@
 // The patch engine on copies of the example tree, each behaviour both on a
 // real git checkout and on a tree that is no git checkout (a source archive).
 // The reference is always `git apply` itself.
-#include "ascend_setup/patch_engine.hpp"
-#include "ascend_setup/error.hpp"
-#include "ascend_setup/profile.hpp"
+#include "base/tree/patch_engine.hpp"
+#include "base/util/error.hpp"
+#include "base/layer/profile.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

@@ -1,9 +1,9 @@
 // The profile's [patch_points]: validation, and the check against a symbol
 // table (the same check runs on setup.py's source and on the loaded module).
-#include "ascend_setup/patch_points.hpp"
+#include "host/layer/patch_points.hpp"
 
-#include "ascend_setup/error.hpp"
-#include "ascend_setup/profile.hpp"
+#include "base/util/error.hpp"
+#include "base/layer/profile.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // run_process against real children.
-#include "ascend_setup/process.hpp"
+#include "base/util/process.hpp"
 
-#include "ascend_setup/stop_signals.hpp"
+#include "base/stop/stop_signals.hpp"
 
 #include <gtest/gtest.h>
 

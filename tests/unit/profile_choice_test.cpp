@@ -1,9 +1,9 @@
 // Which profile a run uses: the tree's upstream version against each
 // candidate's [upstream] version, --profile, the tree's ascend-setup.toml,
 // --profile-dir before the built-in profiles.
-#include "ascend_setup/profile_choice.hpp"
+#include "base/layer/profile_choice.hpp"
 
-#include "ascend_setup/error.hpp"
+#include "base/util/error.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

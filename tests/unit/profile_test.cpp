@@ -1,6 +1,6 @@
-#include "ascend_setup/profile.hpp"
+#include "base/layer/profile.hpp"
 
-#include "ascend_setup/error.hpp"
+#include "base/util/error.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // SourceRepo against real git repositories made with the git command line.
-#include "ascend_setup/source_repo.hpp"
+#include "base/git/source_repo.hpp"
 
-#include "ascend_setup/error.hpp"
+#include "base/util/error.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
-#include "ascend_setup/version.hpp"
+#include "base/layer/wheel_version.hpp"
 
-#include "ascend_setup/error.hpp"
+#include "base/util/error.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

@@ -1,0 +1,45 @@
+// Which LLVM package the Ascend layer builds against (seed 4.5): the Ascend
+// build of LLVM named after upstream's LLVM revision and a hash of the Ascend
+// LLVM patches, or, where no Ascend build exists, upstream's choice.
+#pragma once
+
+#include "base/util/platform_info.hpp"
+#include "base/layer/profile.hpp"
+
+#include <filesystem>
+#include <string>
+#include <variant>
+
+namespace ascend_setup {
+
+struct LlvmPackage {
+  std::string name;
+  std::string url;
+  std::string sym_name;
+};
+
+// No Ascend build for this platform: call upstream's get_llvm_package_info.
+struct UseUpstreamLlvm {};
+
+// The platform should have one but cannot be identified (a libc without a
+// version, e.g. musl): build against a user-configured LLVM, as upstream does
+// on an unsupported platform. `reason` is logged as a warning.
+struct UserConfiguredLlvm {
+  std::string reason;
+};
+
+using LlvmChoice = std::variant<LlvmPackage, UseUpstreamLlvm, UserConfiguredLlvm>;
+
+// First `length` hex digits of SHA-256 over the bytes of every
+// <prefix>*<suffix> file in `patch_dir`, in sorted name order, concatenated;
+// `none` when there is no such file.
+std::string llvm_patch_hash(const std::filesystem::path& patch_dir, const std::string& prefix,
+                            const std::string& suffix, int length, const std::string& none);
+
+// The system suffix ("ubuntu-x64", "macos-arm64", ...) for `platform`, with
+// `env_suffix` (TRITON_LLVM_SYSTEM_SUFFIX) winning when not empty.
+LlvmChoice choose_llvm_package(const Profile::Llvm& profile, const PlatformInfo& platform,
+                               const std::string& env_suffix,
+                               const std::filesystem::path& tree_root);
+
+}  // namespace ascend_setup

@@ -1,0 +1,139 @@
+// The version profile: every constant of one triton-ascend layer (defaults,
+// pins, URLs, patch names, cmake flags, tool paths, hitest variables). The
+// built-in ones are the version profiles under profiles/, compiled into the
+// binary; src/layer/profile_choice.cpp picks the one a run uses.
+// Loading validates every key; a malformed profile throws Error naming the
+// file, the line and the key.
+#pragma once
+
+#include "base/layer/environment.hpp"
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ascend_setup {
+
+struct PatchFile {
+  std::string file;
+  bool optional = false;
+};
+
+// One upstream symbol an override hooks (profile [patch_points]).
+struct PatchPoint {
+  std::string override_name;         // the [patch_points] key
+  std::string id;                    // "name" or "Class.method"
+  std::string kind;                  // function, class, variable, method
+  std::vector<std::string> aliases;  // further upstream names, tried in order
+  std::vector<std::string> params;   // parameters the override passes
+
+  // The names to look for: the id's own (after the class for a method), then the aliases.
+  std::vector<std::string> names() const;
+  // For a method: the id of its class; empty otherwise.
+  std::string class_id() const;
+};
+
+struct Profile {
+  std::string source;  // where it came from: a path or "built-in <file>"
+  std::string name;
+  std::string chosen_because;  // why this run uses it (set by select_profile)
+
+  EnvList env_defaults;
+
+  struct Switches {
+    std::string distributed, manylinux, coverage, dev_mode, release_mode;
+    std::vector<std::string> distributed_aliases;  // older names, deprecated
+  } switches;
+
+  // The rule that picks dev or release when no option or switch decides.
+  enum class ModeRule { manylinux, branch };
+  ModeRule mode_rule = ModeRule::manylinux;
+
+  std::string backend_name;
+
+  struct Version {
+    std::string file, fallback, override_env, suffix_env;
+    int git_hash_length = 8;
+  } version;
+
+  struct Metadata {
+    std::string name_env, default_name, url, readme, readme_content_type;
+    std::vector<std::string> install_requires;
+    std::map<std::string, std::vector<std::string>> install_requires_by_arch;
+  } metadata;
+
+  // architecture key -> uname machine names
+  std::map<std::string, std::vector<std::string>> architectures;
+
+  struct Llvm {
+    std::string hash_file;
+    int rev_length = 8;
+    std::string patch_dir, patch_prefix, patch_suffix;
+    int patch_hash_length = 8;
+    std::string no_patch_hash, name, sym_name, url, suffix_env;
+    std::string include_flag, lib_flag, syspath_var, user_configured_name;
+    int ubuntu_min_glibc = 229;
+  } llvm;
+
+  struct Patches {
+    std::string directory;
+    PatchFile main, dev;
+  } patches;
+
+  struct Build {
+    std::string min_cmake, ir_tag_env, ir_tag_arg, distributed_arg;
+    std::vector<std::string> cmake_args, tools;
+  } build;
+
+  struct Wheel {
+    std::vector<std::string> manylinux_platforms;
+    std::string linux_wheel_glob;
+  } wheel;
+
+  struct Distributed {
+    std::string directory, url, branch, pin;  // the clone of the distributed part
+    std::string package, package_root, link;
+    std::vector<std::string> package_data;
+  } distributed;
+
+  struct Coverage {
+    std::string cmake_arg, cmake_args_env;
+    EnvList inputs, set, prepend_paths;
+    std::vector<std::string> clean_prefixes, clean_names;
+  } coverage;
+
+  struct Upstream {
+    std::string version, version_variable, pin, cmake_lists;
+  } upstream;
+
+  std::vector<PatchPoint> patch_points;  // in profile order, grouped by override
+};
+
+// A profile compiled in from profiles/: its file name and TOML text.
+struct BuiltinProfile {
+  std::string_view file;
+  std::string_view text;
+};
+
+// Every built-in profile, in file-name order.
+std::span<const BuiltinProfile> builtin_profiles();
+
+// The TOML text of the default built-in profile (CMake's
+// ASCEND_SETUP_DEFAULT_PROFILE): the one for a tree whose version is unknown.
+std::string_view builtin_profile_text();
+
+// Parses and validates a profile. `source` names it in error messages.
+Profile parse_profile(std::string_view text, const std::string& source);
+
+// Reads a profile file. Throws Error when it cannot be read or is malformed.
+Profile load_profile_file(const std::filesystem::path& path);
+
+// Maps a uname machine name to an architecture key of the profile.
+// Throws Error on an architecture the profile does not list.
+std::string architecture_key(const Profile& profile, const std::string& machine);
+
+}  // namespace ascend_setup

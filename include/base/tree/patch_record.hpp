@@ -1,0 +1,60 @@
+// What the patch engine knows of a patch, and its record of what it applied.
+//
+// The record lives in the engine's state directory: state.json (format, mode,
+// the applied patches' names and hashes, the hash of every file they touch as
+// written) and applied/<name> (the texts), so that a run with nothing changed
+// reads a few files and starts no process, and so that a changed patch can be
+// undone with its old text. A record that is incomplete or unreadable is
+// ignored with a warning (the engine then works the state out from the files).
+#pragma once
+
+#include "base/layer/build_mode.hpp"
+
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace ascend_setup {
+
+struct PatchText {
+  std::string name;              // its file name: the key of the record
+  std::filesystem::path origin;  // for messages: the profile's file or the recorded copy
+  std::string text;
+  std::string sha256;
+  std::vector<std::string> files;  // tree-relative paths it touches, in patch order
+  std::set<std::string> created;   // files it adds
+
+  bool touches(const std::string& file) const;
+
+  // The text and its hash only: all the no-change check needs.
+  static PatchText read(std::string name, std::filesystem::path origin, std::string text);
+  // read(), then parse_files().
+  static PatchText parse(std::string name, std::filesystem::path origin, std::string text);
+  // Fills `files` and `created` with libgit2's patch parser (whose start-up
+  // costs milliseconds: not on the no-change path). Throws Error naming
+  // `origin` when the text is no patch.
+  void parse_files();
+};
+
+class PatchRecord {
+ public:
+  explicit PatchRecord(std::filesystem::path state_dir) : state_dir_(std::move(state_dir)) {}
+
+  // The recorded patches, parsed, in application order (none without a usable record).
+  std::vector<PatchText> patches() const;
+
+  // The no-change check: the record names `wanted` with the same texts, and
+  // every file it lists still has the content recorded. No process.
+  bool matches(const std::vector<PatchText>& wanted, const std::filesystem::path& tree_root) const;
+
+  // Records `wanted` as applied in `mode`, with the current hashes of their
+  // files under `tree_root`; state.json is replaced by a rename.
+  void save(const std::vector<PatchText>& wanted, BuildMode mode,
+            const std::filesystem::path& tree_root) const;
+
+ private:
+  std::filesystem::path state_dir_;
+};
+
+}  // namespace ascend_setup

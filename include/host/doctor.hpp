@@ -1,0 +1,48 @@
+// `ascend-setup --doctor`: in one run, every reason the tree does not fit the
+// profile, and nothing written (no build directory, no patched file, no git
+// change). Groups, in this order: setup.py (unreadable, does not load),
+// patch points (from the source with `ast`, and from the loaded module's live
+// signatures when it loads), imports, version, patches (per hunk, against the
+// committed content; local edits apart), cmake (profile switches the tree's
+// CMake no longer knows). Needs a started embedded interpreter and the tree
+// root as the current directory.
+#pragma once
+
+#include "base/layer/build_mode.hpp"
+#include "base/layer/profile.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace ascend_setup {
+
+struct DoctorFinding {
+  std::string group;    // setup.py, patch points, imports, version, patches, cmake
+  std::string kind;     // e.g. missing, changed-kind, missing-parameter, failing-import
+  std::string subject;  // the name, module, file or switch concerned
+  std::string message;  // one line
+  nlohmann::ordered_json details = nlohmann::ordered_json::object();
+};
+
+struct DoctorReport {
+  std::filesystem::path tree_root, setup_py;
+  std::string profile_name, profile_source, profile_chosen_because;
+  std::vector<DoctorFinding> findings;
+  bool healthy() const { return findings.empty(); }
+};
+
+DoctorReport run_doctor(const std::filesystem::path& tree_root,
+                        const std::filesystem::path& setup_py, const Profile& profile,
+                        std::optional<BuildMode> forced_mode);
+
+// Grouped, one line per finding (README "--doctor").
+void print_doctor_text(const DoctorReport& report, std::ostream& out);
+// The JSON shape documented in the README.
+nlohmann::ordered_json doctor_json(const DoctorReport& report);
+
+}  // namespace ascend_setup

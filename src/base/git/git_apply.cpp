@@ -1,0 +1,66 @@
+#include "base/git/git_apply.hpp"
+
+#include "base/util/error.hpp"
+#include "base/util/process.hpp"
+
+namespace ascend_setup {
+
+namespace {
+
+// A glob for `git apply --include` that matches exactly `path`.
+std::string exact_glob(const std::string& path) {
+  std::string glob;
+  for (char c : path) {
+    if (c == '*' || c == '?' || c == '[' || c == '\\') {
+      glob += '\\';
+    }
+    glob += c;
+  }
+  return glob;
+}
+
+}  // namespace
+
+GitApplyResult git_apply(const std::filesystem::path& scratch, const std::string& text,
+                         const std::filesystem::path& origin, bool reverse, bool check_only,
+                         const std::vector<std::string>& only) {
+  ProcessSpec spec;
+  spec.argv = {"git", "apply"};
+  if (reverse) {
+    spec.argv.emplace_back("--reverse");
+  }
+  if (check_only) {
+    spec.argv.emplace_back("--check");
+  }
+  for (const auto& file : only) {
+    spec.argv.push_back("--include=" + exact_glob(file));
+  }
+  spec.cwd = scratch;
+  spec.stdin_text = text;
+  // The ceiling keeps git from finding the tree's own .git.
+  spec.env_changes = {{"GIT_CEILING_DIRECTORIES", scratch.parent_path().string()},
+                      {"GIT_DIR", std::nullopt},
+                      {"GIT_WORK_TREE", std::nullopt},
+                      {"GIT_INDEX_FILE", std::nullopt},
+                      {"LC_ALL", "C"}};
+  ProcessResult result;
+  try {
+    result = run_process(spec);
+  } catch (const Error& error) {
+    if (error.exit_code() != exit_code::bad_input) {
+      throw;  // a stop signal
+    }
+    throw Error(std::string(error.what()) + ": git is needed to apply the Ascend patches");
+  }
+  for (const char* sign : {"corrupt patch", "No valid patches", "patch fragment without header",
+                           "unrecognized input", "garbage"}) {
+    if (result.err.find(sign) != std::string::npos) {
+      const auto line_end = result.err.find('\n');
+      throw Error("malformed patch " + origin.string() + ": git apply says " +
+                  result.err.substr(0, line_end));
+    }
+  }
+  return {result.exit_code == 0, result.err};
+}
+
+}  // namespace ascend_setup

@@ -1,0 +1,335 @@
+#include "base/layer/environment.hpp"
+
+#include "base/util/error.hpp"
+#include "base/layer/profile.hpp"
+#include "base/util/strings.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <sstream>
+
+namespace ascend_setup {
+
+namespace {
+
+// How a variable is read: text, upstream's check_env_flag, or the design
+// text's 1/on/true switch.
+enum class Kind { text, flag, switch_ };
+
+struct Row {
+  EnvVar var;
+  Kind kind;
+  std::string (*name)(const Profile*);
+  // Used when unset; for flags and switches also the listed default.
+  std::optional<std::string> (*fallback)(const Profile*);
+  const char* description;
+};
+
+std::optional<std::string> none(const Profile*) { return std::nullopt; }
+std::optional<std::string> off(const Profile*) { return "OFF"; }
+
+// The registry. Every name is a profile value except the tool's own.
+const Row kRows[] = {
+    {EnvVar::log_level, Kind::text,
+     [](const Profile*) { return std::string("ASCEND_SETUP_LOG_LEVEL"); },
+     [](const Profile*) -> std::optional<std::string> { return "info"; },
+     "ascend-setup's log level (trace, debug, info, warn, error); --log-level wins"},
+    {EnvVar::virtual_env, Kind::text, [](const Profile*) { return std::string("VIRTUAL_ENV"); },
+     none, "the active venv: its python is the interpreter to pose as unless --python is given"},
+    {EnvVar::path, Kind::text, [](const Profile*) { return std::string("PATH"); }, none,
+     "searched for --python NAME; the coverage tools' directory is put in front when coverage is "
+     "on"},
+    {EnvVar::wheel_name, Kind::text, [](const Profile* p) { return p->metadata.name_env; },
+     [](const Profile* p) -> std::optional<std::string> { return p->metadata.default_name; },
+     "the wheel's distribution name"},
+    {EnvVar::version_override, Kind::text, [](const Profile* p) { return p->version.override_env; },
+     none, "the version instead of the version file's"},
+    {EnvVar::version_suffix, Kind::text, [](const Profile* p) { return p->version.suffix_env; },
+     none, "appended to the version; a non-empty one makes the build a dev build"},
+    {EnvVar::manylinux, Kind::flag, [](const Profile* p) { return p->switches.manylinux; }, off,
+     "official manylinux build: no +git<hash> in the version, auditwheel repair, release patches "
+     "unless the version is a dev one"},
+    {EnvVar::distributed, Kind::flag, [](const Profile* p) { return p->switches.distributed; }, off,
+     "build the distributed part (its clone, its package, its configure flag)"},
+    {EnvVar::coverage, Kind::switch_, [](const Profile* p) { return p->switches.coverage; },
+     [](const Profile*) -> std::optional<std::string> { return "0"; },
+     "coverage tooling (hitest) for the build: 1, on or true"},
+    {EnvVar::dev_mode, Kind::switch_, [](const Profile* p) { return p->switches.dev_mode; },
+     [](const Profile*) -> std::optional<std::string> { return "0"; },
+     "1, on or true: a dev build (the dev patch too); --dev/--release win"},
+    {EnvVar::release_mode, Kind::switch_, [](const Profile* p) { return p->switches.release_mode; },
+     [](const Profile*) -> std::optional<std::string> { return "0"; },
+     "1, on or true: a release build (no dev patch); the dev switch wins"},
+    {EnvVar::llvm_system_suffix, Kind::text, [](const Profile* p) { return p->llvm.suffix_env; },
+     none, "the LLVM package's system suffix instead of the one detected"},
+    {EnvVar::ir_tag, Kind::text, [](const Profile* p) { return p->build.ir_tag_env; }, none,
+     "passed to CMake's configure call as the AscendNPU IR tag when set"},
+    {EnvVar::cmake_args, Kind::text, [](const Profile* p) { return p->coverage.cmake_args_env; },
+     none, "extra arguments of upstream's CMake configure call; coverage appends its flag"},
+};
+
+const Row& row_of(EnvVar var) {
+  for (const Row& row : kRows) {
+    if (row.var == var) {
+      return row;
+    }
+  }
+  throw Error("internal error: environment variable without a registry row");
+}
+
+std::string upper(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return text;
+}
+
+// Names whose current value ascend-setup set (defaults, aliases, coverage).
+std::set<std::string>& names_set_here() {
+  static std::set<std::string> names;
+  return names;
+}
+
+std::optional<std::string> read_raw(const std::string& name) {
+  const char* value = std::getenv(name.c_str());
+  if (value == nullptr) {
+    return std::nullopt;
+  }
+  std::string text(value);
+  if (!is_valid_utf8(text)) {
+    throw Error(
+        "the environment variable " + name + " is not valid UTF-8: set it to text (or unset it)",
+        exit_code::usage);
+  }
+  return text;
+}
+
+std::optional<std::string> profile_default(const Profile& profile, const std::string& name) {
+  for (const auto& [default_name, value] : profile.env_defaults) {
+    if (default_name == name) {
+      return value;
+    }
+  }
+  return std::nullopt;
+}
+
+// Every name of the registry for `profile`, with its row's data; the
+// profile's lists (aliases, defaults, coverage) included.
+std::vector<EnvEntry> registry_rows(const Profile& profile) {
+  std::vector<EnvEntry> rows;
+  auto add = [&rows](const std::string& name, std::optional<std::string> default_value,
+                     std::vector<std::string> read_by, std::string description) {
+    for (const EnvEntry& row : rows) {
+      if (row.name == name) {
+        return;
+      }
+    }
+    rows.push_back({name, std::nullopt, std::move(default_value), "", std::move(read_by),
+                    std::move(description)});
+  };
+  for (const Row& row : kRows) {
+    const std::string name = row.name(&profile);
+    std::optional<std::string> default_value = profile_default(profile, name);
+    if (!default_value) {
+      default_value = row.fallback(&profile);
+    }
+    add(name, default_value, {"ascend-setup"}, row.description);
+  }
+  for (const std::string& alias : profile.switches.distributed_aliases) {
+    add(alias, std::nullopt, {"ascend-setup"},
+        "deprecated name of " + profile.switches.distributed +
+            " (that one wins when both are set)");
+  }
+  for (const auto& [name, value] : profile.env_defaults) {
+    add(name, value, {"setup.py"}, "the Ascend default for upstream's setup.py (set when unset)");
+  }
+  for (const auto& [name, value] : profile.coverage.inputs) {
+    add(name, value, {"ascend-setup"}, "coverage (hitest) input, read when coverage is on");
+  }
+  std::map<std::string, std::string> inputs(profile.coverage.inputs.begin(),
+                                            profile.coverage.inputs.end());
+  for (const auto& [name, value] : profile.coverage.set) {
+    add(name, expand_placeholders(value, inputs), {"ascend-setup"},
+        "set for the coverage tools when coverage is on, removed when it is off");
+  }
+  for (const auto& [name, value] : profile.coverage.prepend_paths) {
+    add(name, std::nullopt, {"ascend-setup"},
+        "the coverage tools' directory is put in front when coverage is on");
+  }
+  return rows;
+}
+
+}  // namespace
+
+bool is_valid_utf8(const std::string& text) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t size = text.size();
+  for (size_t i = 0; i < size;) {
+    const unsigned char lead = bytes[i];
+    if (lead == 0) {
+      return false;
+    }
+    if (lead < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t length = 0;
+    unsigned code = 0;
+    if ((lead & 0xE0) == 0xC0) {
+      length = 2;
+      code = lead & 0x1F;
+    } else if ((lead & 0xF0) == 0xE0) {
+      length = 3;
+      code = lead & 0x0F;
+    } else if ((lead & 0xF8) == 0xF0) {
+      length = 4;
+      code = lead & 0x07;
+    } else {
+      return false;
+    }
+    if (i + length > size) {
+      return false;
+    }
+    for (size_t k = 1; k < length; ++k) {
+      if ((bytes[i + k] & 0xC0) != 0x80) {
+        return false;
+      }
+      code = (code << 6) | (bytes[i + k] & 0x3F);
+    }
+    const unsigned minimum[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (code < minimum[length] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) {
+      return false;
+    }
+    i += length;
+  }
+  return true;
+}
+
+std::string env_name(EnvVar var, const Profile* profile) { return row_of(var).name(profile); }
+
+std::optional<std::string> env_value(EnvVar var, const Profile* profile) {
+  return read_raw(env_name(var, profile));
+}
+
+bool env_on(EnvVar var, const Profile& profile) {
+  const Row& row = row_of(var);
+  const std::string value =
+      upper(env_value(var, &profile).value_or(row.fallback(&profile).value_or("")));
+  if (row.kind == Kind::switch_) {
+    return value == "1" || value == "ON" || value == "TRUE";
+  }
+  return value == "ON" || value == "1" || value == "YES" || value == "TRUE" || value == "Y";
+}
+
+void set_env(const std::string& name, const std::string& value) {
+  ::setenv(name.c_str(), value.c_str(), 1);
+  names_set_here().insert(name);
+}
+
+void unset_env(const std::string& name) {
+  ::unsetenv(name.c_str());
+  names_set_here().erase(name);
+}
+
+std::vector<std::string> prepare_environment(const Profile& profile) {
+  for (const EnvEntry& row : registry_rows(profile)) {
+    read_raw(row.name);
+  }
+  const std::string& name = profile.switches.distributed;
+  for (const std::string& alias : profile.switches.distributed_aliases) {
+    const auto old_value = read_raw(alias);
+    if (!old_value) {
+      continue;
+    }
+    if (read_raw(name)) {
+      spdlog::warn("{} is deprecated and ignored: {} is set too and wins", alias, name);
+    } else {
+      spdlog::warn("{} is deprecated: use {} (taken as {}={})", alias, name, name, *old_value);
+      set_env(name, *old_value);
+    }
+  }
+  std::vector<std::string> set_names;
+  for (const auto& [default_name, value] : profile.env_defaults) {
+    if (!read_raw(default_name)) {
+      set_env(default_name, value);
+      set_names.push_back(default_name);
+    }
+  }
+  return set_names;
+}
+
+std::vector<EnvEntry> list_environment(const Profile& profile,
+                                       const std::set<std::string>& read_by_setup_py) {
+  std::vector<EnvEntry> rows = registry_rows(profile);
+  std::set<std::string> listed;
+  for (EnvEntry& row : rows) {
+    listed.insert(row.name);
+    if (read_by_setup_py.count(row.name) != 0 &&
+        std::find(row.read_by.begin(), row.read_by.end(), "setup.py") == row.read_by.end()) {
+      row.read_by.push_back("setup.py");
+    }
+  }
+  for (const std::string& name : read_by_setup_py) {
+    if (listed.count(name) == 0) {
+      rows.push_back({name,
+                      std::nullopt,
+                      std::nullopt,
+                      "",
+                      {"setup.py"},
+                      "read by upstream's setup.py while it loads"});
+    }
+  }
+  for (EnvEntry& row : rows) {
+    const char* value = std::getenv(row.name.c_str());
+    if (value != nullptr) {
+      row.value = is_valid_utf8(value) ? std::string(value) : std::string("(not valid UTF-8)");
+    }
+    row.set_by = value == nullptr                        ? "unset"
+                 : names_set_here().count(row.name) != 0 ? "ascend-setup"
+                                                         : "user";
+  }
+  return rows;
+}
+
+nlohmann::ordered_json to_json(const std::vector<EnvEntry>& entries) {
+  auto optional = [](const std::optional<std::string>& text) {
+    return text ? nlohmann::ordered_json(*text) : nlohmann::ordered_json(nullptr);
+  };
+  nlohmann::ordered_json array = nlohmann::ordered_json::array();
+  for (const EnvEntry& entry : entries) {
+    array.push_back({{"name", entry.name},
+                     {"value", optional(entry.value)},
+                     {"default", optional(entry.default_value)},
+                     {"set_by", entry.set_by},
+                     {"read_by", entry.read_by},
+                     {"description", entry.description}});
+  }
+  return array;
+}
+
+std::string to_table(const std::vector<EnvEntry>& entries) {
+  size_t width = 0;
+  for (const EnvEntry& entry : entries) {
+    width = std::max(width, entry.name.size());
+  }
+  std::ostringstream out;
+  for (const EnvEntry& entry : entries) {
+    std::string readers;
+    for (const std::string& reader : entry.read_by) {
+      readers += (readers.empty() ? "" : ", ") + reader;
+    }
+    out << entry.name << std::string(width + 2 - entry.name.size(), ' ')
+        << (entry.value ? "= " + *entry.value : std::string("(unset)")) << "  [" << entry.set_by
+        << "]\n";
+    out << std::string(width + 2, ' ') << entry.description;
+    if (entry.default_value) {
+      out << "; default " << (entry.default_value->empty() ? "empty" : *entry.default_value);
+    }
+    out << "; read by " << readers << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace ascend_setup

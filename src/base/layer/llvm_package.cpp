@@ -1,0 +1,110 @@
+#include "base/layer/llvm_package.hpp"
+
+#include "base/util/digest.hpp"
+#include "base/util/error.hpp"
+#include "base/util/strings.hpp"
+#include "base/util/text_file.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <regex>
+
+namespace ascend_setup {
+
+namespace {
+
+// "2.36" -> 236; nullopt when the text is not "<major>.<minor>[...]".
+std::optional<int> glibc_number(const std::optional<std::string>& version) {
+  static const std::regex pattern(R"(^(\d+)\.(\d+).*$)");
+  std::smatch match;
+  if (!version || !std::regex_match(*version, match, pattern)) {
+    return std::nullopt;
+  }
+  return std::stoi(match[1]) * 100 + std::stoi(match[2]);
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  auto text = read_text_file(path);
+  if (!text) {
+    throw Error("cannot read " + path.string() + " (needed for the LLVM package name)");
+  }
+  return *text;
+}
+
+}  // namespace
+
+std::string llvm_patch_hash(const std::filesystem::path& patch_dir, const std::string& prefix,
+                            const std::string& suffix, int length, const std::string& none) {
+  std::vector<std::filesystem::path> files;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(patch_dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file() && name.rfind(prefix, 0) == 0 && name.size() >= suffix.size() &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      files.push_back(entry.path());
+    }
+  }
+  if (files.empty()) {
+    return none;
+  }
+  std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
+    return a.filename().string() < b.filename().string();
+  });
+
+  Sha256 digest;
+  for (const auto& file : files) {
+    digest.update(read_file(file));
+  }
+  return digest.hex().substr(0, static_cast<size_t>(length));
+}
+
+LlvmChoice choose_llvm_package(const Profile::Llvm& profile, const PlatformInfo& platform,
+                               const std::string& env_suffix,
+                               const std::filesystem::path& tree_root) {
+  // Upstream's architecture names for LLVM builds.
+  std::string arch = platform.machine;
+  if (arch == "x86_64") {
+    arch = "x64";
+  } else if (arch == "aarch64") {
+    arch = "arm64";
+  }
+
+  std::string system_suffix;
+  if (!env_suffix.empty()) {
+    system_suffix = env_suffix;
+  } else if (platform.system == "Darwin") {
+    system_suffix = "macos-" + arch;
+  } else if (platform.system == "Linux" && arch == "arm64") {
+    system_suffix = platform.os_id == "almalinux" ? "almalinux-arm64" : "ubuntu-arm64";
+  } else if (platform.system == "Linux" && arch == "x64") {
+    // The Python entry crashed here on musl (platform.libc_ver() gives no version).
+    const std::optional<int> glibc = glibc_number(platform.glibc);
+    if (!glibc) {
+      return UserConfiguredLlvm{
+          "the C library reports no glibc version (musl?), so no Ascend "
+          "LLVM build can be chosen; building against a user-configured "
+          "LLVM (set " +
+          profile.syspath_var + " or " + profile.suffix_env + ")"};
+    }
+    system_suffix = *glibc >= profile.ubuntu_min_glibc ? "ubuntu-x64" : "almalinux-x64";
+  } else {
+    return UseUpstreamLlvm{};
+  }
+
+  const std::string rev = read_file(tree_root / profile.hash_file).substr(0, profile.rev_length);
+  const std::string patch_hash =
+      llvm_patch_hash(tree_root / profile.patch_dir, profile.patch_prefix, profile.patch_suffix,
+                      profile.patch_hash_length, profile.no_patch_hash);
+  auto expand = [&](std::string text) {
+    text = replace_all(text, "{rev}", rev);
+    text = replace_all(text, "{patch_hash}", patch_hash);
+    return replace_all(text, "{suffix}", system_suffix);
+  };
+  LlvmPackage package;
+  package.name = expand(profile.name);
+  package.sym_name = expand(profile.sym_name);
+  package.url = replace_all(profile.url, "{name}", package.name);
+  return package;
+}
+
+}  // namespace ascend_setup

@@ -1,0 +1,215 @@
+#include "base/layer/profile_choice.hpp"
+
+#include "base/util/error.hpp"
+#include "base/util/strings.hpp"
+#include "base/util/text_file.hpp"
+
+#include <algorithm>
+#include <compare>
+#include <set>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace ascend_setup {
+
+namespace {
+
+std::vector<int> numbers(const std::string& version) {
+  std::vector<int> result;
+  std::istringstream parts(version);
+  std::string part;
+  while (std::getline(parts, part, '.')) {
+    result.push_back(part.empty() ? 0 : std::stoi(part.substr(0, 9)));
+  }
+  return result;
+}
+
+std::strong_ordering compare_versions(const std::string& a, const std::string& b) {
+  return numbers(a) <=> numbers(b);
+}
+
+std::string major_minor(const std::string& version) {
+  const auto first = version.find('.');
+  return version.substr(0, first == std::string::npos ? first : version.find('.', first + 1));
+}
+
+// The leading release literal assigned to `variable` at module level, if any.
+std::optional<std::string> assigned_version(const std::string& source,
+                                            const std::string& variable) {
+  std::istringstream lines(source);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (!line.starts_with(variable)) {
+      continue;
+    }
+    std::size_t at = line.find_first_not_of(" \t", variable.size());
+    if (at == std::string::npos || line[at] != '=' || line.compare(at, 2, "==") == 0) {
+      continue;
+    }
+    at = line.find_first_not_of(" \t", at + 1);
+    if (at == std::string::npos || (line[at] != '"' && line[at] != '\'')) {
+      continue;
+    }
+    std::string version = release_part(line.substr(at + 1));
+    while (version.ends_with('.')) {
+      version.pop_back();
+    }
+    if (!version.empty()) {
+      return version;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string known_profiles(const std::vector<Profile>& candidates) {
+  std::vector<std::string> known;
+  for (const Profile& profile : candidates) {
+    known.push_back(profile.name + " for " + profile.upstream.version);
+  }
+  return join(known);
+}
+
+std::vector<Profile> profiles_in(const fs::path& directory) {
+  std::error_code error;
+  if (!fs::is_directory(directory, error)) {
+    throw Error("--profile-dir " + directory.string() + ": " +
+                (error ? error.message() : std::string("not a directory")));
+  }
+  std::vector<fs::path> files;
+  for (fs::directory_iterator it(directory, error), end; !error && it != end; it.increment(error)) {
+    if (it->path().extension() == ".toml") {
+      files.push_back(it->path());
+    }
+  }
+  if (error) {
+    throw Error("--profile-dir " + directory.string() + ": " + error.message());
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<Profile> result;
+  for (const fs::path& file : files) {
+    result.push_back(load_profile_file(file));
+  }
+  return result;
+}
+
+}  // namespace
+
+std::string release_part(const std::string& version) {
+  return version.substr(0, version.find_first_not_of("0123456789."));
+}
+
+std::optional<TreeVersion> read_tree_version(const std::vector<Profile>& candidates,
+                                             const fs::path& tree_root, const fs::path& setup_py) {
+  if (const auto source = read_text_file(setup_py)) {
+    std::set<std::string> tried;
+    for (const Profile& profile : candidates) {
+      const std::string& variable = profile.upstream.version_variable;
+      if (tried.insert(variable).second) {
+        if (auto version = assigned_version(*source, variable)) {
+          return TreeVersion{*version, "setup.py's " + variable};
+        }
+      }
+    }
+  }
+  std::set<std::string> tried;
+  for (const Profile& profile : candidates) {
+    const std::string& file = profile.version.file;
+    if (tried.insert(file).second) {
+      if (const auto text = read_text_file(tree_root / file)) {
+        const std::string trimmed =
+            text->substr(std::min(text->size(), text->find_first_not_of(" \t\r\n")));
+        if (std::string version = release_part(trimmed); !version.empty()) {
+          return TreeVersion{version, file};
+        }
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+ProfileChoice choose_profile(const std::vector<Profile>& candidates,
+                             const std::optional<TreeVersion>& version, const Profile& fallback) {
+  if (!version) {
+    ProfileChoice choice{fallback, false};
+    choice.profile.chosen_because =
+        "the tree's upstream version could not be read (no version literal in setup.py, no "
+        "version file): the default profile";
+    return choice;
+  }
+  const std::string found = version->found_in + " is " + version->version;
+  for (const Profile& profile : candidates) {
+    if (profile.upstream.version == version->version) {
+      ProfileChoice choice{profile, true};
+      choice.profile.chosen_because = found;
+      return choice;
+    }
+  }
+  // Same major.minor: the highest; else the nearest below; else the nearest above.
+  const Profile* best = nullptr;
+  std::string how;
+  auto consider = [&](const Profile& profile, bool higher_wins, const char* why) {
+    const auto order = best ? compare_versions(profile.upstream.version, best->upstream.version)
+                            : std::strong_ordering::equal;
+    if (!best || (higher_wins ? order > 0 : order < 0)) {
+      best = &profile;
+      how = why;
+    }
+  };
+  for (const Profile& profile : candidates) {
+    if (major_minor(profile.upstream.version) == major_minor(version->version)) {
+      consider(profile, true, "the same minor version");
+    }
+  }
+  if (!best) {
+    for (const Profile& profile : candidates) {
+      if (compare_versions(profile.upstream.version, version->version) < 0) {
+        consider(profile, true, "the nearest older upstream");
+      }
+    }
+  }
+  if (!best) {
+    for (const Profile& profile : candidates) {
+      consider(profile, false, "the nearest newer upstream");
+    }
+  }
+  ProfileChoice choice{best ? *best : fallback, false};
+  choice.profile.chosen_because =
+      found + "; no profile is made for it (profiles: " + known_profiles(candidates) +
+      "), this one is for " + how + "; see ascend-setup --doctor, or pass --profile";
+  return choice;
+}
+
+ProfileChoice select_profile(const ProfileRequest& request, const fs::path& tree_root,
+                             const fs::path& setup_py) {
+  if (request.file) {
+    ProfileChoice choice{load_profile_file(*request.file), true};
+    choice.profile.chosen_because = "named by --profile";
+    return choice;
+  }
+  const fs::path in_tree = tree_root / "ascend-setup.toml";
+  if (fs::exists(in_tree)) {
+    ProfileChoice choice{load_profile_file(in_tree), true};
+    choice.profile.chosen_because = "the tree's own ascend-setup.toml";
+    return choice;
+  }
+  std::vector<Profile> candidates;
+  for (const fs::path& directory : request.directories) {
+    for (Profile& profile : profiles_in(directory)) {
+      candidates.push_back(std::move(profile));
+    }
+  }
+  std::optional<Profile> fallback;
+  for (const BuiltinProfile& builtin : builtin_profiles()) {
+    candidates.push_back(parse_profile(builtin.text, "built-in " + std::string(builtin.file)));
+    if (builtin.text.data() == builtin_profile_text().data()) {
+      fallback = candidates.back();
+    }
+  }
+  ProfileChoice choice =
+      choose_profile(candidates, read_tree_version(candidates, tree_root, setup_py), *fallback);
+  choice.candidates = candidates.size();
+  return choice;
+}
+
+}  // namespace ascend_setup

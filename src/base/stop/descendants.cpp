@@ -1,0 +1,159 @@
+#include "base/stop/descendants.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <set>
+#include <thread>
+
+namespace ascend_setup {
+
+namespace {
+
+struct ProcessState {
+  pid_t parent = 0;
+  char state = '?';
+};
+
+// /proc/<pid>/stat: "pid (comm) state ppid ...", comm may hold spaces and ')'.
+bool read_state(pid_t pid, ProcessState& out) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return false;
+  }
+  char text[512];
+  const ssize_t n = ::read(fd, text, sizeof text - 1);
+  ::close(fd);
+  if (n <= 0) {
+    return false;
+  }
+  text[n] = '\0';
+  const char* close = std::strrchr(text, ')');
+  if (close == nullptr || close[1] != ' ' || close[2] == '\0') {
+    return false;
+  }
+  out.state = close[2];
+  out.parent = static_cast<pid_t>(std::strtol(close + 3, nullptr, 10));
+  return true;
+}
+
+int pidfd_open(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
+
+int pidfd_send_signal(int pidfd, int number) {
+  return static_cast<int>(::syscall(SYS_pidfd_send_signal, pidfd, number, nullptr, 0));
+}
+
+void reap_own_children() {
+  while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+  }
+}
+
+}  // namespace
+
+void become_subreaper() { ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
+
+std::vector<pid_t> living_descendants() {
+  std::multimap<pid_t, pid_t> children;  // parent -> child
+  std::set<pid_t> zombies;
+  if (DIR* proc = ::opendir("/proc")) {
+    while (const dirent* entry = ::readdir(proc)) {
+      char* end = nullptr;
+      const long pid = std::strtol(entry->d_name, &end, 10);
+      ProcessState state;
+      if (pid <= 0 || *end != '\0' || !read_state(static_cast<pid_t>(pid), state)) {
+        continue;
+      }
+      children.emplace(state.parent, static_cast<pid_t>(pid));
+      if (state.state == 'Z' || state.state == 'X') {
+        zombies.insert(static_cast<pid_t>(pid));
+      }
+    }
+    ::closedir(proc);
+  }
+  std::vector<pid_t> found;
+  std::vector<pid_t> parents{::getpid()};
+  while (!parents.empty()) {
+    const pid_t parent = parents.back();
+    parents.pop_back();
+    const auto [first, last] = children.equal_range(parent);
+    for (auto it = first; it != last; ++it) {
+      if (!zombies.contains(it->second)) {
+        found.push_back(it->second);
+      }
+      parents.push_back(it->second);
+    }
+  }
+  return found;
+}
+
+size_t signal_descendants(int number, std::set<pid_t>* skip) {
+  const std::vector<pid_t> found = living_descendants();
+  const std::set<pid_t> ours(found.begin(), found.end());
+  size_t signalled = 0;
+  for (const pid_t pid : found) {
+    if (skip != nullptr && !skip->insert(pid).second) {
+      continue;
+    }
+    const int pidfd = pidfd_open(pid);
+    if (pidfd < 0) {
+      continue;  // ended meanwhile
+    }
+    // The pidfd holds the process that has this pid now: it is ours when its
+    // parent still is (or is this process, after a re-parenting).
+    ProcessState state;
+    if (read_state(pid, state) && state.state != 'Z' &&
+        (state.parent == ::getpid() || ours.contains(state.parent)) &&
+        pidfd_send_signal(pidfd, number) == 0) {
+      ++signalled;
+    }
+    ::close(pidfd);
+  }
+  return signalled;
+}
+
+void stop_descendants(std::chrono::milliseconds grace, bool reap) {
+  if (reap) {
+    reap_own_children();
+  }
+  std::set<pid_t> terminated;
+  if (signal_descendants(SIGTERM, &terminated) == 0) {
+    return;
+  }
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  for (;;) {
+    if (reap) {
+      reap_own_children();
+    }
+    if (living_descendants().empty()) {
+      return;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      break;
+    }
+    // A descendant started after the first round gets its SIGTERM too (once).
+    signal_descendants(SIGTERM, &terminated);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  // Again while any is left: one may have forked between scan and signal.
+  for (int round = 0; round < 50 && signal_descendants(SIGKILL, nullptr) > 0; ++round) {
+    if (reap) {
+      reap_own_children();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (reap) {
+    reap_own_children();
+  }
+}
+
+}  // namespace ascend_setup

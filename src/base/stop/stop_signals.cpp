@@ -1,0 +1,213 @@
+#include "base/stop/stop_signals.hpp"
+
+#include "base/stop/descendants.hpp"
+#include "base/util/error.hpp"
+
+#include <pthread.h>
+#include <semaphore.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace ascend_setup {
+
+namespace {
+
+constexpr std::array stop_signals = {SIGINT, SIGTERM, SIGHUP};
+constexpr auto grace = std::chrono::seconds(3);
+
+volatile std::sig_atomic_t received = 0;
+std::atomic<void (*)()> stop_hook{nullptr};
+// Lock-free, so that the handler may read it: 0 marks a free slot.
+std::array<std::atomic<int>, 512> child_groups{};
+// The handler posts it (async-signal-safe); the stopper thread waits on it.
+sem_t stopper_wakeup;
+std::once_flag stopper_started;
+
+sigset_t stop_signal_set() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int number : stop_signals) {
+    sigaddset(&set, number);
+  }
+  return set;
+}
+
+// Ends every descendant, however it was started (os.system, a double fork):
+// the main thread may be blocked waiting for one of them, so this cannot wait
+// for the run to unwind. It reaps nothing: Python's subprocess waits for its
+// own children.
+void stopper() {
+  for (;;) {
+    while (::sem_wait(&stopper_wakeup) != 0) {
+    }
+    stop_descendants(grace, /*reap=*/false);
+  }
+}
+
+void on_stop_signal(int number) {
+  const int saved_errno = errno;
+  if (received == 0) {
+    received = number;
+  }
+  for (auto& slot : child_groups) {
+    const int group = slot.load();
+    if (group > 0) {
+      ::kill(-group, SIGTERM);
+    }
+  }
+  if (auto hook = stop_hook.load()) {
+    hook();
+  }
+  ::sem_post(&stopper_wakeup);
+  errno = saved_errno;
+}
+
+bool group_exists(int group) { return ::kill(-group, 0) == 0 || errno == EPERM; }
+
+}  // namespace
+
+void install_stop_signal_handlers() {
+  // Blocked while the handlers change (the launcher execs with them blocked,
+  // so one that came before is pending now), then unblocked: a pending one
+  // reaches the handler at once.
+  const sigset_t set = stop_signal_set();
+  ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::call_once(stopper_started, [] {
+    become_subreaper();
+    ::sem_init(&stopper_wakeup, 0, 0);
+    // Started with the stop signals blocked: they go to the main thread.
+    std::thread(stopper).detach();
+  });
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = 0;  // no SA_RESTART: a blocking call returns EINTR
+  for (int number : stop_signals) {
+    struct sigaction current {};
+    if (::sigaction(number, nullptr, &current) == 0 && current.sa_handler == SIG_IGN) {
+      continue;
+    }
+    ::sigaction(number, &action, nullptr);
+  }
+  // A child stopped while we write to its stdin (git apply's patch text)
+  // must not kill this run with SIGPIPE (exit 141, the scratch directory
+  // left): the write fails with EPIPE and the stop decides the exit code, as
+  // once Python starts (it ignores SIGPIPE too). Children get it back
+  // (process.cpp, subprocess's restore_signals).
+  ::signal(SIGPIPE, SIG_IGN);
+  ::pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+}
+
+void block_stop_signals() {
+  const sigset_t set = stop_signal_set();
+  ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+int pending_stop_signal() {
+  sigset_t pending;
+  sigemptyset(&pending);
+  ::sigpending(&pending);
+  for (int number : stop_signals) {
+    if (sigismember(&pending, number) == 1) {
+      return number;
+    }
+  }
+  return 0;
+}
+
+int stop_signal() { return received; }
+
+int stopped_exit_code() { return 128 + (received != 0 ? received : SIGINT); }
+
+void throw_if_stopped() {
+  if (received != 0) {
+    const char* name = sigabbrev_np(received);
+    throw Error(std::string("interrupted by SIG") + (name ? name : "?"), stopped_exit_code());
+  }
+}
+
+void set_stop_hook(void (*hook)()) {
+  stop_hook.store(hook);
+  // A stop that came before the hook still reaches it.
+  if (hook != nullptr && received != 0) {
+    hook();
+  }
+}
+
+void register_child_group(int pgid) {
+  // Groups that ended free their slot first; a stop that came before the
+  // registration still reaches the new group.
+  for (auto& slot : child_groups) {
+    int group = slot.load();
+    if (group > 0 && !group_exists(group)) {
+      slot.compare_exchange_strong(group, 0);
+    }
+  }
+  for (auto& slot : child_groups) {
+    int expected = 0;
+    if (slot.compare_exchange_strong(expected, pgid)) {
+      break;
+    }
+  }
+  if (received != 0) {
+    ::kill(-pgid, SIGTERM);
+  }
+}
+
+void forget_child_group(int pgid) {
+  for (auto& slot : child_groups) {
+    int expected = pgid;
+    slot.compare_exchange_strong(expected, 0);
+  }
+}
+
+void stop_children() {
+  auto remaining = [] {
+    bool any = false;
+    for (auto& slot : child_groups) {
+      const int group = slot.load();
+      if (group <= 0) {
+        continue;
+      }
+      while (::waitpid(group, nullptr, WNOHANG) > 0) {
+      }
+      if (group_exists(group)) {
+        any = true;
+      } else {
+        slot.store(0);
+      }
+    }
+    return any;
+  };
+  for (auto& slot : child_groups) {
+    if (const int group = slot.load(); group > 0) {
+      ::kill(-group, SIGTERM);
+    }
+  }
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  while (remaining() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  for (auto& slot : child_groups) {
+    if (const int group = slot.exchange(0); group > 0) {
+      ::kill(-group, SIGKILL);
+      while (::waitpid(group, nullptr, WNOHANG) > 0) {
+      }
+    }
+  }
+  // Then whatever else descends from this process (started outside Popen,
+  // or re-parented to it); nothing waits for them any more: reaped here.
+  stop_descendants(grace, /*reap=*/true);
+}
+
+}  // namespace ascend_setup

@@ -1,0 +1,473 @@
+#include "base/tree/patch_engine.hpp"
+
+#include "base/git/hunk_check.hpp"
+
+#include "base/util/error.hpp"
+#include "base/tree/file_lock.hpp"
+#include "base/git/git_apply.hpp"
+#include "base/tree/scratch_dir.hpp"
+#include "base/git/source_repo.hpp"
+#include "base/util/strings.hpp"
+#include "base/util/text_file.hpp"
+#include "base/tree/tree_transaction.hpp"
+
+#include <sys/stat.h>
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <map>
+#include <set>
+#include <utility>
+
+namespace fs = std::filesystem;
+
+namespace ascend_setup {
+
+namespace {
+
+std::string timestamp() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm local{};
+  ::localtime_r(&now, &local);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y%m%d-%H%M%S", &local);
+  return text;
+}
+
+}  // namespace
+
+std::string_view to_string(FileStatus status) {
+  switch (status) {
+    case FileStatus::pristine:
+      return "pristine";
+    case FileStatus::patched:
+      return "patched";
+    case FileStatus::patched_by_older_patch:
+      return "patched-by-an-older-patch";
+    case FileStatus::locally_modified:
+      return "locally-modified";
+    case FileStatus::missing:
+      return "missing";
+  }
+  return "?";
+}
+
+// What the tree holds, worked out on copies: which patches are applied to
+// which file, the unpatched ("base") content, and the content for the wanted
+// patch set, which the scratch directory holds at the end.
+struct PatchEngine::Analysis {
+  ScratchDir scratch;
+  std::vector<Patch> candidates;   // may be applied now, in application order
+  std::vector<std::string> files;  // every file of candidates and wanted
+  std::map<std::string, std::vector<const Patch*>> applied;  // file -> candidates found applied
+  std::map<std::string, std::string> conflicts;  // file -> the patch whose hunks do not fit
+  std::set<std::string> missing;                 // files a patch needs that do not exist
+};
+
+PatchEngine::PatchEngine(fs::path tree_root, const Profile& profile, BuildMode mode,
+                         fs::path state_dir)
+    : tree_root_(std::move(tree_root)),
+      profile_(profile),
+      mode_(mode),
+      state_dir_(std::move(state_dir)),
+      record_(state_dir_) {}
+
+fs::path PatchEngine::default_state_dir(const fs::path& tree_root) {
+  return tree_root / "build" / "ascend-setup" / "patches";
+}
+
+std::vector<PatchText> PatchEngine::wanted_patches() const {
+  std::vector<std::pair<const char*, const PatchFile*>> entries = {
+      {"main", &profile_.patches.main}};
+  if (mode_ == BuildMode::dev) {
+    entries.emplace_back("dev", &profile_.patches.dev);
+  }
+  std::vector<Patch> patches;
+  for (const auto& [role, entry] : entries) {
+    const fs::path path = tree_root_ / profile_.patches.directory / entry->file;
+    const auto text = read_text_file(path);
+    if (!text) {
+      if (entry->optional) {
+        spdlog::info("no {} patch {}: skipped (optional in the profile)", role, path.string());
+        continue;
+      }
+      throw Error("the Ascend " + std::string(role) + " patch " + path.string() +
+                  " does not exist (named by the profile " + profile_.source +
+                  "; mark it optional there if a tree may lack it)");
+    }
+    patches.push_back(Patch::read(entry->file, path, *text));
+  }
+  return patches;
+}
+
+PatchEngine::Analysis PatchEngine::analyse(const std::vector<Patch>& wanted) const {
+  Analysis analysis;
+  analysis.candidates = record_.patches();
+  if (analysis.candidates.empty()) {
+    // No record: any patch of the profile may be applied (the dev one in a
+    // release build too, e.g. after a switch); the wanted ones are read already.
+    analysis.candidates = wanted;
+    for (const PatchFile* entry : {&profile_.patches.main, &profile_.patches.dev}) {
+      const bool read = std::any_of(wanted.begin(), wanted.end(),
+                                    [&](const Patch& patch) { return patch.name == entry->file; });
+      const fs::path path = tree_root_ / profile_.patches.directory / entry->file;
+      const auto text = read ? std::nullopt : read_text_file(path);
+      if (!text) {
+        continue;
+      }
+      try {
+        analysis.candidates.push_back(Patch::parse(entry->file, path, *text));
+      } catch (const Error& error) {
+        if (entry == &profile_.patches.main) {
+          throw;
+        }
+        spdlog::warn("{} (not used in a release build)", error.what());
+      }
+    }
+  }
+  for (const std::vector<Patch>* list :
+       std::initializer_list<const std::vector<Patch>*>{&analysis.candidates, &wanted}) {
+    for (const auto& patch : *list) {
+      for (const auto& file : patch.files) {
+        if (std::find(analysis.files.begin(), analysis.files.end(), file) == analysis.files.end()) {
+          analysis.files.push_back(file);
+        }
+      }
+    }
+  }
+  const fs::path& scratch = analysis.scratch.path();
+  for (const auto& file : analysis.files) {
+    if (fs::is_regular_file(tree_root_ / file)) {
+      fs::create_directories((scratch / file).parent_path());
+      fs::copy_file(tree_root_ / file, scratch / file);
+    }
+  }
+  auto unresolved = [&](const std::string& file) {
+    return analysis.conflicts.count(file) == 0 && analysis.missing.count(file) == 0;
+  };
+  auto classify_failure = [&](const Patch& patch, const std::string& file, bool undoing) {
+    const bool exists = fs::exists(scratch / file);
+    if (!exists && (undoing || patch.created.count(file) == 0)) {
+      analysis.missing.insert(file);
+    } else {
+      analysis.conflicts.emplace(file, patch.name);
+    }
+  };
+
+  // Undo, last applied first. One `git apply` for the whole patch when it
+  // fits everywhere; file by file otherwise, to tell which files differ.
+  for (auto patch = analysis.candidates.rbegin(); patch != analysis.candidates.rend(); ++patch) {
+    const bool all_open = std::all_of(patch->files.begin(), patch->files.end(), unresolved);
+    if (all_open && git_apply(scratch, patch->text, patch->origin, true, false, {}).ok) {
+      for (const auto& file : patch->files) {
+        analysis.applied[file].insert(analysis.applied[file].begin(), &*patch);
+      }
+      continue;
+    }
+    for (const auto& file : patch->files) {
+      if (!unresolved(file)) {
+        continue;
+      }
+      if (git_apply(scratch, patch->text, patch->origin, true, false, {file}).ok) {
+        analysis.applied[file].insert(analysis.applied[file].begin(), &*patch);
+      } else if (!git_apply(scratch, patch->text, patch->origin, false, true, {file}).ok) {
+        classify_failure(*patch, file, true);
+      }
+    }
+  }
+
+  // Apply the wanted set to the base content.
+  for (const auto& patch : wanted) {
+    const bool all_open = std::all_of(patch.files.begin(), patch.files.end(), unresolved);
+    if (all_open && git_apply(scratch, patch.text, patch.origin, false, false, {}).ok) {
+      continue;
+    }
+    for (const auto& file : patch.files) {
+      if (unresolved(file) &&
+          !git_apply(scratch, patch.text, patch.origin, false, false, {file}).ok) {
+        classify_failure(patch, file, false);
+      }
+    }
+  }
+  return analysis;
+}
+
+// The failure path, hunk by hunk: a wanted patch that does not fit the
+// committed content no longer fits upstream (patch_stale, whatever `force`);
+// otherwise the user's edits overlap (patch_conflict unless `force`).
+void PatchEngine::report_troubled_files(const std::vector<std::string>& troubled,
+                                        const Analysis& analysis, const std::vector<Patch>& wanted,
+                                        bool force) const {
+  const auto repo = SourceRepo::open(tree_root_);
+  std::vector<std::string> stale;
+  std::vector<std::string> overlapping;
+  for (const auto& file : troubled) {
+    std::vector<std::string> hunks;
+    for (const auto& patch : wanted) {
+      if (!patch.touches(file)) {
+        continue;
+      }
+      if (repo) {
+        for (const auto& hunk :
+             failing_hunks(patch.text, patch.origin.string(), file, repo->committed_file(file))) {
+          stale.push_back(patch.name + ": " + hunk.describe());
+        }
+      }
+      for (const auto& hunk : failing_hunks(patch.text, patch.origin.string(), file,
+                                            read_text_file(tree_root_ / file))) {
+        hunks.push_back(hunk.describe());
+      }
+    }
+    const auto conflict = analysis.conflicts.find(file);
+    overlapping.push_back(
+        analysis.missing.count(file) != 0 ? file + " (missing)"
+        : hunks.empty()
+            ? file + " (edits overlap " +
+                  (conflict != analysis.conflicts.end() ? conflict->second : "a patch") + ")"
+            : join(hunks, "; "));
+  }
+  if (!stale.empty()) {
+    throw Error("the Ascend patches no longer fit upstream's committed files (" +
+                    std::to_string(stale.size()) + " hunk" + (stale.size() == 1 ? "" : "s") +
+                    "): " + join(stale, "; ") +
+                    "; nothing was written. Refresh the patches or use the profile for this "
+                    "upstream version (ascend-setup --doctor lists everything)",
+                exit_code::patch_stale);
+  }
+  if (!force) {
+    throw Error("local changes conflict with the Ascend patches in " + join(overlapping, "; ") +
+                    "; nothing was written. Commit, stash or undo those edits, or rerun with "
+                    "--force-patches to save them under " +
+                    (state_dir_ / "saved").string() + " and patch the committed files",
+                exit_code::patch_conflict);
+  }
+}
+
+PatchOutcome PatchEngine::reconcile(const std::vector<Patch>& wanted, bool force,
+                                    TreeTransaction& transaction) {
+  PatchOutcome outcome;
+  Analysis analysis = analyse(wanted);
+  const fs::path& scratch = analysis.scratch.path();
+
+  std::vector<std::string> troubled;
+  for (const auto& file : analysis.files) {
+    if (analysis.conflicts.count(file) != 0 || analysis.missing.count(file) != 0) {
+      troubled.push_back(file);
+    }
+  }
+  if (!troubled.empty()) {
+    report_troubled_files(troubled, analysis, wanted, force);
+  }
+  if (!troubled.empty()) {
+    const auto repo = SourceRepo::open(tree_root_);
+    if (!repo) {
+      throw Error("--force-patches takes the committed content of " + join(troubled) + ", but " +
+                  tree_root_.string() +
+                  " is not a git checkout: restore those files from the source archive");
+    }
+    outcome.saved_dir = state_dir_ / "saved" / timestamp();
+    for (int n = 2; fs::exists(outcome.saved_dir); ++n) {
+      outcome.saved_dir = state_dir_ / "saved" / (timestamp() + "-" + std::to_string(n));
+    }
+    for (const auto& file : troubled) {
+      const auto committed = repo->committed_file(file);
+      if (!committed) {
+        throw Error("--force-patches: " + file + " is not in the committed tree (HEAD)");
+      }
+      write_text_file(scratch / file, *committed);
+      for (const auto& patch : wanted) {
+        if (patch.touches(file) &&
+            !git_apply(scratch, patch.text, patch.origin, false, false, {file}).ok) {
+          throw Error("the patch " + patch.origin.string() + " does not apply to the committed " +
+                          file + " either: the patch does not fit this tree",
+                      exit_code::patch_conflict);
+        }
+      }
+    }
+    for (const auto& file : troubled) {
+      if (fs::exists(tree_root_ / file)) {
+        fs::create_directories((outcome.saved_dir / file).parent_path());
+        fs::copy_file(tree_root_ / file, outcome.saved_dir / file);
+        outcome.saved.push_back(file);
+      }
+    }
+    spdlog::warn("saved your versions of {} file{} under {}", outcome.saved.size(),
+                 outcome.saved.size() == 1 ? "" : "s", outcome.saved_dir.string());
+    for (const auto& file : outcome.saved) {
+      spdlog::warn("  saved {}", file);
+    }
+  }
+
+  // Every hunk fitted: now, and only now, write what differs, all or nothing.
+  for (const auto& file : analysis.files) {
+    const auto want = read_text_file(scratch / file);
+    const auto have = read_text_file(tree_root_ / file);
+    if (want == have) {
+      continue;
+    }
+    struct stat info {};
+    const bool made = want && ::stat((scratch / file).c_str(), &info) == 0;
+    transaction.stage(file, want, made ? info.st_mode & 07777 : 0644);
+    outcome.written.push_back(file);
+  }
+  transaction.write();
+  return outcome;
+}
+
+fs::path PatchEngine::journal_dir() const { return state_dir_ / "journal"; }
+
+// One run at a time patches a tree; what a killed one left is rolled back
+// first, under the lock.
+FileLock PatchEngine::lock_tree() const {
+  FileLock lock(state_dir_ / "tree.lock", "patching " + tree_root_.string());
+  TreeTransaction::recover(journal_dir());
+  return lock;
+}
+
+void recover_interrupted_patching(const fs::path& tree_root) {
+  const fs::path state_dir = PatchEngine::default_state_dir(tree_root);
+  if (fs::exists(state_dir / "journal" / "journal.json")) {
+    FileLock lock(state_dir / "tree.lock", "patching " + tree_root.string());
+    TreeTransaction::recover(state_dir / "journal");
+  }
+}
+
+PatchOutcome PatchEngine::apply(bool force) {
+  std::vector<Patch> wanted = wanted_patches();
+  PatchOutcome up_to_date;
+  up_to_date.up_to_date = true;
+  if (!fs::exists(journal_dir() / "journal.json") && record_.matches(wanted, tree_root_)) {
+    return up_to_date;
+  }
+  const FileLock lock = lock_tree();
+  if (record_.matches(wanted, tree_root_)) {
+    return up_to_date;  // another run patched it while this one waited
+  }
+  for (auto& patch : wanted) {
+    patch.parse_files();
+  }
+  // The record must be writable before the tree is touched.
+  fs::create_directories(state_dir_ / "applied");
+  TreeTransaction transaction(tree_root_, journal_dir());
+  PatchOutcome outcome = reconcile(wanted, force, transaction);
+  record_.save(wanted, mode_, tree_root_);
+  transaction.finish();
+  return outcome;
+}
+
+PatchOutcome PatchEngine::restore(bool force) {
+  const FileLock lock = lock_tree();
+  TreeTransaction transaction(tree_root_, journal_dir());
+  PatchOutcome outcome = reconcile({}, force, transaction);
+  std::error_code ec;
+  fs::remove(state_dir_ / "state.json", ec);
+  if (ec) {
+    throw Error("cannot remove the record " + (state_dir_ / "state.json").string() + ": " +
+                ec.message());
+  }
+  transaction.finish();
+  fs::remove_all(state_dir_ / "applied", ec);
+  return outcome;
+}
+
+PatchStatus PatchEngine::status() {
+  recover_interrupted_patching(tree_root_);
+  std::vector<Patch> wanted = wanted_patches();
+  for (auto& patch : wanted) {
+    patch.parse_files();
+  }
+  PatchStatus status;
+  if (record_.matches(wanted, tree_root_)) {
+    for (const auto& patch : wanted) {
+      status.patches.push_back({patch.name, true, true});
+      for (const auto& file : patch.files) {
+        if (std::none_of(status.files.begin(), status.files.end(),
+                         [&](const auto& entry) { return entry.first == file; })) {
+          status.files.emplace_back(file, FileStatus::patched);
+        }
+      }
+    }
+    status.patched_for_mode = true;
+    return status;
+  }
+
+  const Analysis analysis = analyse(wanted);
+  auto same = [](const Patch* a, const Patch& b) {
+    return a->name == b.name && a->sha256 == b.sha256;
+  };
+  bool clean = true;
+  for (const auto& file : analysis.files) {
+    FileStatus file_status = FileStatus::pristine;
+    const auto found = analysis.applied.find(file);
+    const std::vector<const Patch*> applied =
+        found == analysis.applied.end() ? std::vector<const Patch*>{} : found->second;
+    std::vector<const Patch*> wanted_here;
+    for (const auto& patch : wanted) {
+      if (patch.touches(file)) {
+        wanted_here.push_back(&patch);
+      }
+    }
+    if (analysis.missing.count(file) != 0) {
+      file_status = FileStatus::missing;
+    } else if (analysis.conflicts.count(file) != 0) {
+      file_status = FileStatus::locally_modified;
+    } else if (!applied.empty()) {
+      const bool older = std::any_of(applied.begin(), applied.end(), [&](const Patch* a) {
+        return std::any_of(wanted.begin(), wanted.end(), [&](const Patch& w) {
+          return w.name == a->name && w.sha256 != a->sha256;
+        });
+      });
+      file_status = older ? FileStatus::patched_by_older_patch : FileStatus::patched;
+    }
+    const bool as_wanted = file_status != FileStatus::missing &&
+                           file_status != FileStatus::locally_modified &&
+                           applied.size() == wanted_here.size() &&
+                           std::equal(applied.begin(), applied.end(), wanted_here.begin(),
+                                      [&](const Patch* a, const Patch* w) { return same(a, *w); });
+    clean = clean && as_wanted;
+    status.files.emplace_back(file, file_status);
+  }
+  auto applied_everywhere = [&](const Patch& patch) {
+    return std::all_of(patch.files.begin(), patch.files.end(), [&](const std::string& file) {
+      const auto found = analysis.applied.find(file);
+      return found != analysis.applied.end() &&
+             std::any_of(found->second.begin(), found->second.end(),
+                         [&](const Patch* a) { return same(a, patch); });
+    });
+  };
+  for (const auto& patch : wanted) {
+    status.patches.push_back({patch.name, applied_everywhere(patch), true});
+  }
+  for (const auto& patch : analysis.candidates) {
+    const bool listed = std::any_of(status.patches.begin(), status.patches.end(),
+                                    [&](const auto& entry) { return entry.name == patch.name; });
+    if (!listed) {
+      const bool applied = applied_everywhere(patch);
+      clean = clean && !applied;
+      status.patches.push_back({patch.name, applied, false});
+    }
+  }
+  status.patched_for_mode = clean;
+  return status;
+}
+
+PatchOutcome patch_source_tree(const fs::path& tree_root, const Profile& profile,
+                               std::optional<BuildMode> forced_mode, bool force) {
+  const ModeChoice mode = choose_build_mode(forced_mode, profile, tree_root);
+  PatchEngine engine(tree_root, profile, mode.mode, PatchEngine::default_state_dir(tree_root));
+  PatchOutcome outcome = engine.apply(force);
+  if (outcome.written.empty()) {
+    spdlog::info("Ascend patches ({} build: {}): up to date, no file touched", to_string(mode.mode),
+                 mode.reason);
+  } else {
+    spdlog::info("Ascend patches ({} build: {}): wrote {}", to_string(mode.mode), mode.reason,
+                 join(outcome.written));
+  }
+  return outcome;
+}
+
+}  // namespace ascend_setup

@@ -1,0 +1,28 @@
+#include "base/util/strings.hpp"
+
+namespace ascend_setup {
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+std::string expand_placeholders(std::string text,
+                                const std::map<std::string, std::string>& values) {
+  for (const auto& [name, value] : values) {
+    text = replace_all(std::move(text), "{" + name + "}", value);
+  }
+  return text;
+}
+
+std::string join(const std::vector<std::string>& items, const std::string& separator) {
+  std::string text;
+  for (const auto& item : items) {
+    text += (text.empty() ? "" : separator) + item;
+  }
+  return text;
+}
+
+}  // namespace ascend_setup

@@ -1,0 +1,59 @@
+#include "base/util/text_file.hpp"
+
+#include "base/util/system_error.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include <fstream>
+#include <sstream>
+
+namespace ascend_setup {
+
+std::optional<std::string> read_text_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return std::nullopt;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_fully(int fd, std::string_view bytes, const std::filesystem::path& path) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n < 0) {
+      throw system_error("write", path, errno);
+    }
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+}
+
+void write_text_file(const std::filesystem::path& path, const std::string& bytes) {
+  std::error_code ec;
+  std::filesystem::create_directories(path.parent_path(), ec);
+  if (ec) {
+    throw system_error("create the directory", path.parent_path(), ec.value());
+  }
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    throw system_error("write", path, errno);
+  }
+  try {
+    write_fully(fd, bytes, path);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  if (::close(fd) != 0) {
+    throw system_error("write", path, errno);
+  }
+}
+
+}  // namespace ascend_setup

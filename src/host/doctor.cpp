@@ -1,0 +1,300 @@
+#include "host/doctor.hpp"
+
+#include "host/python/captured_setup.hpp"
+#include "base/util/error.hpp"
+#include "base/git/hunk_check.hpp"
+#include "base/tree/patch_engine.hpp"
+#include "host/layer/patch_points.hpp"
+#include "host/python/process_refusal.hpp"
+#include "host/python/setup_py_source.hpp"
+#include "base/git/source_repo.hpp"
+#include "base/util/text_file.hpp"
+
+#include <pybind11/pybind11.h>
+
+#include <algorithm>
+#include <set>
+
+namespace py = pybind11;
+namespace fs = std::filesystem;
+
+namespace ascend_setup {
+
+namespace {
+
+const char* const group_order[] = {"setup.py", "patch points", "imports",
+                                   "version",  "patches",      "cmake"};
+
+std::string python_error_line(py::error_already_set& error) {
+  return py::str(py::type::of(error.value()).attr("__name__")).cast<std::string>() + ": " +
+         py::str(error.value()).cast<std::string>();
+}
+
+std::string trim(const std::string& text) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  const auto last = text.find_last_not_of(" \t\r\n");
+  return first == std::string::npos ? "" : text.substr(first, last - first + 1);
+}
+
+class Doctor {
+ public:
+  Doctor(const fs::path& tree_root, const fs::path& setup_py, const Profile& profile,
+         std::optional<BuildMode> forced_mode)
+      : root_(tree_root), setup_py_(setup_py), profile_(profile), forced_mode_(forced_mode) {}
+
+  DoctorReport run() {
+    report_.tree_root = root_;
+    report_.setup_py = setup_py_;
+    report_.profile_name = profile_.name;
+    report_.profile_source = profile_.source;
+    report_.profile_chosen_because = profile_.chosen_because;
+    check_setup_py();
+    check_version_files();
+    check_patches();
+    check_cmake();
+    std::stable_sort(report_.findings.begin(), report_.findings.end(),
+                     [](const DoctorFinding& a, const DoctorFinding& b) {
+                       auto rank = [](const std::string& group) {
+                         return std::find(std::begin(group_order), std::end(group_order), group) -
+                                std::begin(group_order);
+                       };
+                       return rank(a.group) < rank(b.group);
+                     });
+    return std::move(report_);
+  }
+
+ private:
+  void add(std::string group, std::string kind, std::string subject, std::string message,
+           nlohmann::ordered_json details = nlohmann::ordered_json::object()) {
+    report_.findings.push_back({std::move(group), std::move(kind), std::move(subject),
+                                std::move(message), std::move(details)});
+  }
+
+  void add_patch_points(const std::vector<PatchPointFinding>& findings, const char* seen_by) {
+    for (const auto& finding : findings) {
+      const bool known = std::any_of(
+          report_.findings.begin(), report_.findings.end(), [&](const DoctorFinding& other) {
+            return other.group == "patch points" && other.subject == finding.subject;
+          });
+      if (!known) {
+        add("patch points", finding.kind, finding.subject, finding.message,
+            {{"patch_point", finding.id}, {"overrides", finding.overrides}, {"seen_in", seen_by}});
+      }
+    }
+  }
+
+  void check_setup_py() {
+    const ProcessRefusal no_processes;  // setup.py's own processes could write
+    std::optional<SetupPySource> source;
+    try {
+      source = read_setup_py_source(setup_py_, profile_.upstream.version_variable);
+    } catch (py::error_already_set& error) {
+      add("setup.py", "unreadable", setup_py_.string(),
+          "setup.py cannot be parsed: " + python_error_line(error));
+      return;
+    }
+    add_patch_points(check_patch_points(profile_, source_symbols(*source)).findings, "source");
+
+    const auto imports = failing_imports(*source, setup_py_);
+    for (const auto& [entry, what] : imports) {
+      add("imports", "failing-import", entry.module,
+          "setup.py line " + std::to_string(entry.line) + " imports " + entry.module +
+              ", which fails here: " + what,
+          {{"line", entry.line}, {"error", what}});
+    }
+
+    const std::string& wanted = profile_.upstream.version;
+    const std::string& variable = profile_.upstream.version_variable;
+    if (!source->version) {
+      add("version", "no-version", variable,
+          "setup.py sets no " + variable + " from a string literal: upstream's version is unknown");
+    } else if (*source->version != wanted) {
+      add("version", "upstream-version", variable,
+          "setup.py's " + variable + " is " + *source->version + ", the profile " + profile_.name +
+              " is for upstream " + wanted,
+          {{"found", *source->version}, {"expected", wanted}});
+    }
+
+    if (!imports.empty()) {
+      return;  // loading would fail on the first of those imports
+    }
+    try {
+      CapturedSetup captured = capture_setup(setup_py_);
+      add_patch_points(check_patch_points(profile_, live_symbols(captured.module)).findings,
+                       "loaded module");
+    } catch (py::error_already_set& error) {
+      add("setup.py", "does-not-load", setup_py_.string(),
+          "setup.py does not load here (only its source was checked): " + python_error_line(error));
+    } catch (const Error& error) {
+      add("setup.py", "does-not-load", setup_py_.string(), error.what());
+    }
+  }
+
+  void check_version_files() {
+    const std::string& wanted = profile_.upstream.version;
+    const auto version_txt = read_text_file(root_ / profile_.version.file);
+    if (!version_txt) {
+      add("version", "no-version-file", profile_.version.file,
+          profile_.version.file + " is missing at the tree root");
+    } else if (trim(*version_txt) != wanted) {
+      add("version", "version-file", profile_.version.file,
+          profile_.version.file + " says " + trim(*version_txt) + ", the profile " + profile_.name +
+              " is for " + wanted,
+          {{"found", trim(*version_txt)}, {"expected", wanted}});
+    }
+    const std::string pin = profile_.upstream.pin + "==";
+    for (const auto& [arch, requirements] : profile_.metadata.install_requires_by_arch) {
+      for (const std::string& requirement : requirements) {
+        if (requirement.rfind(pin, 0) == 0 && requirement.substr(pin.size()) != wanted) {
+          add("version", "pin", requirement,
+              "the profile pins " + requirement + " for " + arch + ", its upstream is " + wanted,
+              {{"found", requirement.substr(pin.size())}, {"expected", wanted}});
+        }
+      }
+    }
+  }
+
+  void check_patches() {
+    const auto repo = SourceRepo::open(root_);
+    std::set<std::string> unfit;
+    for (const PatchFile* entry : {&profile_.patches.main, &profile_.patches.dev}) {
+      const fs::path path = root_ / profile_.patches.directory / entry->file;
+      const std::string relative = (fs::path(profile_.patches.directory) / entry->file).string();
+      const auto text = read_text_file(path);
+      if (!text) {
+        if (!entry->optional) {
+          add("patches", "missing-patch", relative,
+              relative + " (named by the profile) is missing");
+        }
+        continue;
+      }
+      std::vector<DiffFile> files;
+      try {
+        files = parse_unified_diff(*text, relative);
+      } catch (const Error& error) {
+        add("patches", "malformed-patch", relative, error.what());
+        continue;
+      }
+      for (const DiffFile& file : files) {
+        const auto content =
+            repo ? repo->committed_file(file.path) : read_text_file(root_ / file.path);
+        for (const HunkResult& hunk : failing_hunks(file, content)) {
+          unfit.insert(file.path);
+          nlohmann::ordered_json details = {{"patch", relative}, {"file", file.path}};
+          std::string kind = "missing-file";
+          if (!hunk.header.empty()) {
+            details["hunk"] = hunk.header;
+            kind = hunk.fit == HunkFit::already_applied ? "already-applied" : "stale-hunk";
+          }
+          if (hunk.fit == HunkFit::does_not_apply && !hunk.header.empty()) {
+            details["line"] = hunk.line;
+            details["expected"] = hunk.expected;
+            details["found"] =
+                hunk.at_end ? nlohmann::ordered_json() : nlohmann::ordered_json(hunk.found);
+          }
+          add("patches", kind, file.path,
+              entry->file + ": " + hunk.describe() + (repo ? " (committed content)" : ""),
+              std::move(details));
+        }
+      }
+    }
+    if (!repo) {
+      return;
+    }
+    // Local edits: a separate finding, for files whose patches fit upstream.
+    try {
+      const ModeChoice mode = choose_build_mode(forced_mode_, profile_, root_);
+      PatchEngine engine(root_, profile_, mode.mode, PatchEngine::default_state_dir(root_));
+      for (const auto& [file, status] : engine.status().files) {
+        if (status == FileStatus::locally_modified && unfit.count(file) == 0) {
+          add("patches", "local-edit", file,
+              file +
+                  " has uncommitted edits that overlap a patch hunk (commit or stash them, "
+                  "or build with --force-patches)");
+        }
+      }
+    } catch (const Error& error) {
+      add("patches", "status-unknown", profile_.patches.directory,
+          std::string("the patch state cannot be worked out: ") + error.what());
+    }
+  }
+
+  void check_cmake() {
+    std::string flag = profile_.build.distributed_arg;
+    if (flag.rfind("-D", 0) == 0) {
+      flag = flag.substr(2);
+    }
+    flag = flag.substr(0, flag.find_first_of(":="));
+    const auto lists = read_text_file(root_ / profile_.upstream.cmake_lists);
+    if (!lists) {
+      add("cmake", "missing-file", profile_.upstream.cmake_lists,
+          profile_.upstream.cmake_lists +
+              " is missing: the profile's CMake switches cannot be "
+              "checked");
+    } else if (lists->find(flag) == std::string::npos) {
+      add("cmake", "unknown-switch", flag,
+          profile_.upstream.cmake_lists + " no longer mentions " + flag +
+              " ([build] distributed_arg of the profile): the switch would be ignored",
+          {{"file", profile_.upstream.cmake_lists}});
+    }
+  }
+
+  fs::path root_, setup_py_;
+  const Profile& profile_;
+  std::optional<BuildMode> forced_mode_;
+  DoctorReport report_;
+};
+
+}  // namespace
+
+DoctorReport run_doctor(const fs::path& tree_root, const fs::path& setup_py, const Profile& profile,
+                        std::optional<BuildMode> forced_mode) {
+  return Doctor(tree_root, setup_py, profile, forced_mode).run();
+}
+
+void print_doctor_text(const DoctorReport& report, std::ostream& out) {
+  out << "tree " << report.tree_root.string() << "\n";
+  out << "setup.py " << report.setup_py.string() << "\n";
+  out << "profile " << report.profile_name << " (" << report.profile_source << ")";
+  if (!report.profile_chosen_because.empty()) {
+    out << ": " << report.profile_chosen_because;
+  }
+  out << "\n";
+  if (report.healthy()) {
+    out << "healthy: the tree fits the profile\n";
+    return;
+  }
+  std::string group;
+  for (const DoctorFinding& finding : report.findings) {
+    if (finding.group != group) {
+      group = finding.group;
+      out << group << ":\n";
+    }
+    out << "  " << finding.kind << ": " << finding.message << "\n";
+  }
+  out << report.findings.size() << " finding" << (report.findings.size() == 1 ? "" : "s") << "\n";
+}
+
+nlohmann::ordered_json doctor_json(const DoctorReport& report) {
+  nlohmann::ordered_json json = {{"healthy", report.healthy()},
+                                 {"tree", report.tree_root.string()},
+                                 {"setup_py", report.setup_py.string()},
+                                 {"profile",
+                                  {{"name", report.profile_name},
+                                   {"source", report.profile_source},
+                                   {"chosen_because", report.profile_chosen_because}}}};
+  json["findings"] = nlohmann::ordered_json::array();
+  for (const DoctorFinding& finding : report.findings) {
+    nlohmann::ordered_json entry = {{"group", finding.group},
+                                    {"kind", finding.kind},
+                                    {"subject", finding.subject},
+                                    {"message", finding.message}};
+    for (const auto& [key, value] : finding.details.items()) {
+      entry[key] = value;
+    }
+    json["findings"].push_back(std::move(entry));
+  }
+  return json;
+}
+
+}  // namespace ascend_setup

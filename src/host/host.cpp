@@ -1,0 +1,276 @@
+#include "host/host.hpp"
+
+#include "host/python/captured_setup.hpp"
+#include "base/tree/distributed_sources.hpp"
+#include "host/doctor.hpp"
+#include "host/python/embedded_python.hpp"
+#include "host/python/env_read_watch.hpp"
+#include "base/layer/environment.hpp"
+#include "base/util/error.hpp"
+#include "base/tree/file_lock.hpp"
+#include "host/python/kwargs_json.hpp"
+#include "base/util/machine_output.hpp"
+#include "base/tree/patch_engine.hpp"
+#include "base/layer/profile_choice.hpp"
+#include "host/layer/setup_kwargs.hpp"
+#include "base/git/source_repo.hpp"
+#include "host/layer/upstream_version.hpp"
+#include "host/overrides/overrides.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+#include <set>
+#include <sstream>
+
+namespace py = pybind11;
+
+namespace ascend_setup {
+
+namespace {
+
+struct SourceTree {
+  std::filesystem::path root;      // absolute: .git, version.txt, third_party/ascend, patches
+  std::filesystem::path setup_py;  // absolute
+  std::filesystem::path run_dir;   // the process's cwd from here on: setup.py's directory
+                                   // when inside the tree (python/setup.py), else the root
+  std::filesystem::path script;    // sys.argv[0]: relative to run_dir when inside it
+};
+
+// Upstream expects to run from setup.py's directory (cwd-relative paths
+// everywhere): the tree root, or python/ in older trees. Without --setup-py,
+// <root>/setup.py, else <root>/python/setup.py (as triton-ascend's CI looks).
+SourceTree enter_source_tree(const HostOptions& options) {
+  SourceTree tree;
+  std::error_code ec;
+  tree.root = std::filesystem::weakly_canonical(std::filesystem::absolute(options.source_dir), ec);
+  if (ec || !std::filesystem::is_directory(tree.root)) {
+    throw Error("source directory " + options.source_dir.string() + " does not exist");
+  }
+  if (options.setup_py) {
+    tree.setup_py = std::filesystem::absolute(*options.setup_py);
+  } else {
+    tree.setup_py = tree.root / "setup.py";
+    if (!std::filesystem::is_regular_file(tree.setup_py) &&
+        std::filesystem::is_regular_file(tree.root / "python" / "setup.py")) {
+      tree.setup_py = tree.root / "python" / "setup.py";
+    }
+  }
+  if (!std::filesystem::is_regular_file(tree.setup_py)) {
+    throw Error(options.setup_py
+                    ? "--setup-py " + options.setup_py->string() + " is not a file"
+                    : tree.root.string() +
+                          " has no setup.py nor python/setup.py: run ascend-setup in a "
+                          "triton-ascend source tree or pass -C DIR");
+  }
+  tree.setup_py = std::filesystem::weakly_canonical(tree.setup_py, ec);
+  const auto inside = [](const std::filesystem::path& path, const std::filesystem::path& dir) {
+    const auto relative = path.lexically_relative(dir);
+    return !relative.empty() && *relative.begin() != "..";
+  };
+  tree.run_dir = inside(tree.setup_py, tree.root) ? tree.setup_py.parent_path() : tree.root;
+  tree.script = inside(tree.setup_py, tree.run_dir) ? tree.setup_py.lexically_relative(tree.run_dir)
+                                                    : tree.setup_py;
+  if (tree.run_dir != tree.root) {
+    spdlog::info("setup.py is {}: running it from {}", tree.setup_py.string(),
+                 tree.run_dir.string());
+  }
+  std::filesystem::current_path(tree.run_dir);
+  return tree;
+}
+
+void print_json(const MachineOutput& out, const nlohmann::ordered_json& value) {
+  flush_python_streams();
+  out.write(value.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
+}
+
+// Seed 4.1 from "capture setup()" on; every Python object lives in here, so
+// that none outlives the interpreter.
+int run_setup_py(const HostOptions& options, const SourceTree& tree,
+                 const std::shared_ptr<const Profile>& profile,
+                 const std::optional<MachineOutput>& out) {
+  Phase phase = Phase::loading_setup_py;
+  try {
+    const auto started = std::chrono::steady_clock::now();
+    auto elapsed_ms = [&started] {
+      return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+          .count();
+    };
+    CapturedSetup captured =
+        capture_setup(tree.setup_py, tree.root / "build" / "ascend-setup" / bytecode_cache_name());
+    spdlog::debug("setup.py executed ({:.1f} ms)", elapsed_ms());
+    if (options.dump == DumpMode::captured) {
+      print_json(*out, to_json(captured.kwargs));
+      return exit_code::ok;
+    }
+    const nlohmann::ordered_json captured_json =
+        options.dump == DumpMode::diff ? to_json(captured.kwargs) : nlohmann::ordered_json();
+
+    phase = Phase::patching;
+    check_upstream_version(*profile, captured.module,
+                           choose_build_mode(options.mode, *profile, tree.root).mode,
+                           options.allow_version_mismatch);
+    const PlatformInfo platform = current_platform();
+    apply_overrides({captured.module,
+                     captured.kwargs,
+                     profile,
+                     tree.root,
+                     platform,
+                     options.mode,
+                     options.force_patches,
+                     {}});
+    py::dict kwargs =
+        rewrite_setup_kwargs(captured.kwargs, captured.module, *profile, tree.root, platform);
+    spdlog::debug("overrides applied, kwargs rewritten ({:.1f} ms)", elapsed_ms());
+    if (options.dump == DumpMode::rewritten) {
+      print_json(*out, to_json(kwargs));
+      return exit_code::ok;
+    }
+    if (options.dump == DumpMode::diff) {
+      print_json(*out, kwargs_diff(captured_json, to_json(kwargs)));
+      return exit_code::ok;
+    }
+
+    resume_garbage_collection();  // the build runs with the collector, as Python has it
+    phase = Phase::calling_setup;
+    // One run builds in a tree's build directory at a time.
+    const FileLock build_lock(tree.root / "build" / "ascend-setup" / "build.lock",
+                              "building in " + (tree.root / "build").string());
+    captured.real_setup(**kwargs);
+    flush_python_streams();
+    return exit_code::ok;
+  } catch (py::error_already_set& error) {
+    return report_python_error(error, phase);
+  }
+}
+
+// --doctor: every finding on stdout, nothing written.
+int run_doctor_command(const HostOptions& options, const SourceTree& tree, const Profile& profile,
+                       const MachineOutput& out) {
+  DoctorReport report;
+  try {
+    report = run_doctor(tree.root, tree.setup_py, profile, options.mode);
+  } catch (py::error_already_set& error) {
+    return report_python_error(error, Phase::loading_setup_py);
+  }
+  if (options.doctor == DoctorMode::json) {
+    print_json(out, doctor_json(report));
+  } else {
+    flush_python_streams();
+    std::ostringstream text;
+    print_doctor_text(report, text);
+    out.write(text.str());
+  }
+  return report.healthy() ? exit_code::ok : exit_code::doctor_findings;
+}
+
+// --apply-patches, --patch-status, --restore-sources: the patch engine alone.
+int run_patch_action(const HostOptions& options, const SourceTree& tree, const Profile& profile) {
+  if (options.patch_action == PatchAction::apply) {
+    patch_source_tree(tree.root, profile, options.mode, options.force_patches);
+    return exit_code::ok;
+  }
+  const ModeChoice mode = choose_build_mode(options.mode, profile, tree.root);
+  PatchEngine engine(tree.root, profile, mode.mode, PatchEngine::default_state_dir(tree.root));
+  if (options.patch_action == PatchAction::restore) {
+    const PatchOutcome outcome = engine.restore(options.force_patches);
+    if (outcome.written.empty()) {
+      spdlog::info("sources already unpatched: no file touched");
+    }
+    for (const auto& file : outcome.written) {
+      spdlog::info("restored {}", file);
+    }
+    return exit_code::ok;
+  }
+  const MachineOutput out;
+  const PatchStatus status = engine.status();
+  std::ostringstream text;
+  text << "mode " << to_string(mode.mode) << " (" << mode.reason << ")\n";
+  for (const auto& patch : status.patches) {
+    const char* state = !patch.applied ? "not-applied"
+                        : patch.wanted ? "applied"
+                                       : "applied-unwanted";
+    text << "patch " << state << " " << patch.name << "\n";
+  }
+  for (const auto& [file, file_status] : status.files) {
+    text << "file " << to_string(file_status) << " " << file << "\n";
+  }
+  out.write(text.str());
+  return status.patched_for_mode ? exit_code::ok : 1;
+}
+
+// --list-env: the registry for this tree, with what setup.py reads while it
+// loads found by watching it (setup() is captured, nothing is built).
+int list_environment_of(const HostOptions& options, const SourceTree& tree, const Profile& profile,
+                        const MachineOutput& out) {
+  std::set<std::string> read_by_setup_py;
+  try {
+    EnvReadWatch watch(tree.root);
+    capture_setup(tree.setup_py);
+    read_by_setup_py = watch.names();
+  } catch (py::error_already_set& error) {
+    return report_python_error(error, Phase::loading_setup_py);
+  }
+  const std::vector<EnvEntry> entries = list_environment(profile, read_by_setup_py);
+  if (options.list_env == ListEnv::json) {
+    print_json(out, to_json(entries));
+  } else {
+    flush_python_streams();
+    out.write(to_table(entries));
+  }
+  return exit_code::ok;
+}
+
+}  // namespace
+
+int run_host(const HostOptions& options) {
+  if (options.trust_source_dir) {
+    SourceRepo::trust_all_owners();
+  }
+  const SourceTree tree = enter_source_tree(options);
+  const LibgitStartAhead libgit_start(tree.root);
+  recover_interrupted_patching(tree.root);  // a killed run's journal, before anything else
+  ProfileChoice choice =
+      select_profile({options.profile, options.profile_dirs}, tree.root, tree.setup_py);
+  spdlog::log(!choice.fits            ? spdlog::level::warn
+              : choice.candidates > 1 ? spdlog::level::info
+                                      : spdlog::level::debug,
+              "profile {} ({}): {}", choice.profile.name, choice.profile.source,
+              choice.profile.chosen_because);
+  auto profile = std::make_shared<const Profile>(std::move(choice.profile));
+
+  // Seed 4.2: the Ascend defaults; a value the user set wins.
+  for (const auto& name : prepare_environment(*profile)) {
+    spdlog::debug("default {}={}", name, std::getenv(name.c_str()));
+  }
+
+  if (options.patch_action != PatchAction::none) {
+    return run_patch_action(options, tree, *profile);
+  }
+  if (options.doctor != DoctorMode::none) {
+    const Interpreter interpreter = choose_interpreter(options.python);
+    const MachineOutput out;  // before Python starts: setup.py's prints go to stderr
+    EmbeddedPython python(interpreter, tree.script, {}, tree.run_dir);
+    return run_doctor_command(options, tree, *profile, out);
+  }
+  if (options.list_env != ListEnv::none) {
+    const Interpreter interpreter = choose_interpreter(options.python);
+    const MachineOutput out;  // before Python starts: setup.py's prints go to stderr
+    EmbeddedPython python(interpreter, tree.script, options.setup_args, tree.run_dir);
+    return list_environment_of(options, tree, *profile, out);
+  }
+  ensure_distributed_sources(tree.root, *profile);
+
+  const Interpreter interpreter = choose_interpreter(options.python);
+  std::optional<MachineOutput> out;
+  if (options.dump != DumpMode::none) {
+    out.emplace();  // before Python starts: setup.py's prints go to stderr
+  }
+  EmbeddedPython python(interpreter, tree.script, options.setup_args, tree.run_dir);
+  return run_setup_py(options, tree, profile, out);
+}
+
+}  // namespace ascend_setup

@@ -1,0 +1,125 @@
+// Seed 4.7: the Ascend bdist_wheel, BuildWheel, a subclass of the command
+// upstream registered; installed as cmdclass["bdist_wheel"].
+//   run(): add_links(external_only=True), upstream's wheel build, then with
+//   the manylinux switch on: auditwheel repair of the *-linux_*.whl into the
+//   dist dir, and the original wheel removed only once the repair succeeded.
+#include "host/overrides/overrides.hpp"
+
+#include "base/layer/environment.hpp"
+#include "base/util/error.hpp"
+#include "base/util/process.hpp"
+#include "base/util/strings.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <fnmatch.h>
+
+#include <iostream>
+#include <set>
+
+namespace py = pybind11;
+namespace fs = std::filesystem;
+
+namespace ascend_setup {
+
+namespace {
+
+std::set<fs::path> wheels_in(const fs::path& dist_dir, const std::string& glob) {
+  std::set<fs::path> found;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dist_dir, ec)) {
+    if (entry.is_regular_file() &&
+        ::fnmatch(glob.c_str(), entry.path().filename().c_str(), 0) == 0) {
+      found.insert(entry.path());
+    }
+  }
+  return found;
+}
+
+void repair_wheel(const Profile& profile, const PlatformInfo& platform, const fs::path& dist_dir) {
+  const std::set<fs::path> built = wheels_in(dist_dir, profile.wheel.linux_wheel_glob);
+  if (built.size() != 1) {
+    std::vector<std::string> names;
+    for (const auto& wheel : built) {
+      names.push_back(wheel.filename().string());
+    }
+    throw Error(
+        "auditwheel repair needs exactly one " + profile.wheel.linux_wheel_glob + " in " +
+        dist_dir.string() + ", found " +
+        (built.empty() ? std::string("none") : std::to_string(built.size()) + ": " + join(names)));
+  }
+  const fs::path wheel = *built.begin();
+  const std::set<fs::path> before = wheels_in(dist_dir, "*.whl");
+
+  std::vector<std::string> argv = {"auditwheel", "-v", "repair"};
+  for (const auto& plat : profile.wheel.manylinux_platforms) {
+    argv.push_back("--plat");
+    argv.push_back(replace_all(plat, "{machine}", platform.machine));
+  }
+  argv.insert(argv.end(), {"-w", dist_dir.string(), wheel.string()});
+  ProcessResult result;
+  try {
+    result = run_process({argv, std::nullopt, {}, ""});
+  } catch (const Error& error) {
+    throw Error(std::string(error.what()) + " (auditwheel is needed with " +
+                profile.switches.manylinux + " on); the wheel stays at " + wheel.string());
+  }
+  // auditwheel's own report is a log: stderr.
+  std::cerr << result.out << result.err << std::flush;
+  if (result.exit_code != 0) {
+    throw Error("auditwheel repair of " + wheel.string() + " failed (exit " +
+                std::to_string(result.exit_code) + "); the original wheel stays there");
+  }
+  std::vector<fs::path> repaired;
+  for (const auto& candidate : wheels_in(dist_dir, "*.whl")) {
+    if (before.count(candidate) == 0) {
+      repaired.push_back(candidate);
+    }
+  }
+  if (repaired.empty()) {
+    throw Error("auditwheel reported success but wrote no new wheel into " + dist_dir.string() +
+                "; the original wheel stays at " + wheel.string());
+  }
+  fs::remove(wheel);
+  for (const auto& path : repaired) {
+    spdlog::info("repaired wheel: {}", path.string());
+    std::cout << path.string() << std::endl;
+  }
+}
+
+}  // namespace
+
+void override_build_wheel(const OverrideContext& context) {
+  py::object cmdclass = context.captured_kwargs.contains("cmdclass")
+                            ? py::object(context.captured_kwargs["cmdclass"])
+                            : py::object(py::dict());
+  if (!py::isinstance<py::dict>(cmdclass) || !cmdclass.contains("bdist_wheel")) {
+    throw Error(
+        "setup.py's setup() call registers no cmdclass['bdist_wheel'], which the "
+        "BuildWheel override needs: upstream changed its commands; update the override",
+        exit_code::upstream_mismatch);
+  }
+  py::object base = cmdclass["bdist_wheel"];
+  py::object build_wheel =
+      define_subclass(context, "BuildWheel", base,
+                      "ascend-setup: upstream's bdist_wheel with the Ascend wheel steps");
+  py::module_ module = context.module;
+  const std::string add_links = context.name("add_links");
+  auto profile = context.profile;
+  const PlatformInfo platform = context.platform;
+
+  build_wheel.attr("run") = py::cpp_function(
+      [base, module, add_links, profile, platform](py::object self) {
+        module.attr(add_links.c_str())(py::arg("external_only") = true);
+        base.attr("run")(self);
+        if (env_on(EnvVar::manylinux, *profile)) {
+          py::module_::import("sys").attr("stdout").attr("flush")();
+          repair_wheel(*profile, platform,
+                       fs::absolute(py::str(self.attr("dist_dir")).cast<std::string>()));
+        }
+      },
+      py::name("run"), py::is_method(build_wheel));
+  module.attr("BuildWheel") = build_wheel;
+}
+
+}  // namespace ascend_setup

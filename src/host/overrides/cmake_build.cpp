@@ -1,0 +1,248 @@
+// Seed 4.6: the Ascend CMakeBuild, a subclass of upstream's installed as
+// cmdclass["build_ext"].
+//   run(): upstream's download_and_copy_dependencies(), the patch engine, the
+//     CMake version check, coverage tooling on or off, build_extension() for
+//     each extension.
+//   build_extension(ext): upstream's, with subprocess.check_call wrapped for
+//     its duration so that the configure call (cmake without --build) gets
+//     the profile's cmake arguments after upstream's own; then the tools are
+//     copied next to the extension, executable and stripped.
+#include "host/overrides/overrides.hpp"
+
+#include "base/layer/environment.hpp"
+#include "base/util/error.hpp"
+#include "base/tree/patch_engine.hpp"
+#include "base/util/process.hpp"
+#include "base/util/strings.hpp"
+
+#include <pybind11/stl.h>
+#include <spdlog/spdlog.h>
+
+#include <regex>
+
+namespace py = pybind11;
+namespace fs = std::filesystem;
+
+namespace ascend_setup {
+
+namespace {
+
+std::string extension_names(const py::handle& self) {
+  std::vector<std::string> names;
+  for (const auto& extension : self.attr("extensions")) {
+    names.push_back(py::str(extension.attr("name")).cast<std::string>());
+  }
+  return join(names);
+}
+
+std::pair<int, int> major_minor(const std::string& text) {
+  static const std::regex pattern(R"((\d+)\.(\d+))");
+  std::smatch match;
+  if (!std::regex_search(text, match, pattern)) {
+    return {-1, -1};
+  }
+  return {std::stoi(match[1]), std::stoi(match[2])};
+}
+
+// Upstream's check, made a clear error for every way it can fail.
+void check_cmake(const py::handle& self, const std::string& minimum) {
+  const std::string needed = "CMake >= " + minimum + " is needed to build " + extension_names(self);
+  ProcessResult result;
+  try {
+    result = run_process({{"cmake", "--version"}, std::nullopt, {}, ""});
+  } catch (const Error&) {
+    throw Error(needed + ": no cmake on PATH");
+  }
+  if (result.exit_code != 0) {
+    throw Error(needed + ": `cmake --version` exited with " + std::to_string(result.exit_code));
+  }
+  static const std::regex version(R"(version\s*\d+\.\d+)");
+  std::smatch match;
+  if (!std::regex_search(result.out, match, version)) {
+    throw Error(needed + ": `cmake --version` printed no version");
+  }
+  const auto [major, minor] = major_minor(match.str());
+  if (std::pair(major, minor) < major_minor(minimum)) {
+    throw Error(needed + ": found " + std::to_string(major) + "." + std::to_string(minor));
+  }
+}
+
+// Coverage tooling (hitest) on: every variable, the search paths, the cmake
+// flag (once). Off: no hitest variable survives. Through os.environ, which is
+// what upstream and its subprocesses read.
+void configure_coverage(const Profile& profile) {
+  py::object environ = py::module_::import("os").attr("environ");
+  const auto& coverage = profile.coverage;
+  if (!env_on(EnvVar::coverage, profile)) {
+    std::vector<std::string> removed;
+    for (const auto& key : environ.attr("keys")()) {
+      const auto name = key.cast<std::string>();
+      bool hitest = std::find(coverage.clean_names.begin(), coverage.clean_names.end(), name) !=
+                    coverage.clean_names.end();
+      for (const auto& prefix : coverage.clean_prefixes) {
+        hitest = hitest || name.rfind(prefix, 0) == 0;
+      }
+      if (hitest) {
+        removed.push_back(name);
+      }
+    }
+    for (const auto& name : removed) {
+      environ.attr("pop")(name);
+      spdlog::debug("coverage off: removed {}", name);
+    }
+    return;
+  }
+  auto get = [&](const std::string& name) -> std::optional<std::string> {
+    py::object value = environ.attr("get")(name);
+    return value.is_none() ? std::nullopt : std::optional(value.cast<std::string>());
+  };
+  std::map<std::string, std::string> inputs;
+  for (const auto& [name, fallback] : coverage.inputs) {
+    inputs[name] = get(name).value_or(fallback);
+  }
+  for (const auto& [name, value] : coverage.set) {
+    environ[py::str(name)] = expand_placeholders(value, inputs);
+  }
+  for (const auto& [name, value] : coverage.prepend_paths) {
+    const std::string head = expand_placeholders(value, inputs);
+    const auto old = get(name);
+    environ[py::str(name)] = old && !old->empty() ? head + ":" + *old : head;
+  }
+  std::string args = get(coverage.cmake_args_env).value_or("");
+  if (args.find(coverage.cmake_arg) == std::string::npos) {
+    args += (args.empty() ? "" : " ") + coverage.cmake_arg;
+    environ[py::str(coverage.cmake_args_env)] = args;
+  }
+  spdlog::info("coverage tooling on: hitest variables set, {}", coverage.cmake_arg);
+}
+
+// The arguments the Ascend layer adds to upstream's configure call.
+std::vector<std::string> ascend_cmake_args(const Profile& profile) {
+  std::vector<std::string> args;
+  if (const auto tag = env_value(EnvVar::ir_tag, &profile); tag && !tag->empty()) {
+    args.push_back(profile.build.ir_tag_arg + "=" + *tag);
+  }
+  args.insert(args.end(), profile.build.cmake_args.begin(), profile.build.cmake_args.end());
+  args.push_back(profile.build.distributed_arg + "=" +
+                 (env_on(EnvVar::distributed, profile) ? "ON" : "OFF"));
+  return args;
+}
+
+bool is_configure_call(const py::handle& command) {
+  if (!py::isinstance<py::list>(command) && !py::isinstance<py::tuple>(command)) {
+    return false;
+  }
+  const auto items = command.cast<std::vector<py::object>>();
+  if (items.empty() || !py::isinstance<py::str>(items[0]) ||
+      items[0].cast<std::string>() != "cmake") {
+    return false;
+  }
+  return std::none_of(items.begin(), items.end(), [](const py::object& item) {
+    return py::isinstance<py::str>(item) && item.cast<std::string>() == "--build";
+  });
+}
+
+// subprocess.check_call replaced for one scope, restored however it ends.
+class CheckCallWrapper {
+ public:
+  explicit CheckCallWrapper(std::vector<std::string> extra)
+      : subprocess_(py::module_::import("subprocess")), original_(subprocess_.attr("check_call")) {
+    py::object original = original_;
+    subprocess_.attr("check_call") = py::cpp_function(
+        [original, extra = std::move(extra)](py::args args, py::kwargs kwargs) {
+          if (args.size() > 0 && is_configure_call(args[0])) {
+            py::list command(args[0]);
+            for (const auto& arg : extra) {
+              command.append(arg);
+            }
+            spdlog::debug("configure call: added {} Ascend cmake arguments", extra.size());
+            py::list rest(args);
+            rest[0] = py::isinstance<py::tuple>(args[0]) ? py::object(py::tuple(command))
+                                                         : py::object(command);
+            return original(*py::tuple(rest), **kwargs);
+          }
+          return original(*args, **kwargs);
+        },
+        py::name("check_call"));
+  }
+  CheckCallWrapper(const CheckCallWrapper&) = delete;
+  CheckCallWrapper& operator=(const CheckCallWrapper&) = delete;
+  ~CheckCallWrapper() { subprocess_.attr("check_call") = original_; }
+
+ private:
+  py::module_ subprocess_;
+  py::object original_;
+};
+
+// The tools next to the extension: mode 0755, stripped where strip exists.
+void copy_tools(const Profile& profile, const fs::path& cmake_dir, const fs::path& extension_dir) {
+  for (const auto& tool : profile.build.tools) {
+    const fs::path source = cmake_dir / tool;
+    if (!fs::is_regular_file(source)) {
+      spdlog::debug("tool {} not built: not copied", source.string());
+      continue;
+    }
+    const fs::path target = extension_dir / source.filename();
+    fs::create_directories(extension_dir);
+    fs::copy_file(source, target, fs::copy_options::overwrite_existing);
+    fs::permissions(target, fs::perms(0755));
+    try {
+      const ProcessResult strip =
+          run_process({{"strip", "--strip-all", target.string()}, std::nullopt, {}, ""});
+      if (strip.exit_code != 0) {
+        spdlog::warn("strip {} failed (kept unstripped): {}", target.string(), strip.err);
+      }
+    } catch (const Error&) {
+      spdlog::debug("no strip on PATH: {} kept unstripped", target.string());
+    }
+    spdlog::info("copied {} to {}", tool, target.string());
+  }
+}
+
+}  // namespace
+
+void override_cmake_build(const OverrideContext& context) {
+  py::object upstream = context.upstream("CMakeBuild");
+  py::object download = context.upstream("download_and_copy_dependencies");
+  py::object get_cmake_dir = context.upstream("get_cmake_dir");
+  py::object cmake_build =
+      define_subclass(context, "CMakeBuild", upstream,
+                      "ascend-setup: upstream's CMakeBuild with the Ascend build steps");
+  const std::string build_extension = context.name("CMakeBuild.build_extension");
+  auto profile = context.profile;
+  const fs::path root = context.tree_root;
+  const auto forced_mode = context.forced_mode;
+  const bool force_patches = context.force_patches;
+
+  cmake_build.attr("run") = py::cpp_function(
+      [download, profile, root, forced_mode, force_patches](py::object self) {
+        download();
+        patch_source_tree(root, *profile, forced_mode, force_patches);
+        check_cmake(self, profile->build.min_cmake);
+        configure_coverage(*profile);
+        for (const auto& extension : self.attr("extensions")) {
+          self.attr("build_extension")(extension);
+        }
+      },
+      py::name("run"), py::is_method(cmake_build));
+
+  cmake_build.attr("build_extension") = py::cpp_function(
+      [upstream, build_extension, get_cmake_dir, profile](py::object self, py::object extension) {
+        {
+          CheckCallWrapper wrapper(ascend_cmake_args(*profile));
+          upstream.attr(build_extension.c_str())(self, extension);
+        }
+        py::object os_path = py::module_::import("os").attr("path");
+        const fs::path extension_dir =
+            py::str(os_path.attr("abspath")(os_path.attr("dirname")(
+                        self.attr("get_ext_fullpath")(extension.attr("path")))))
+                .cast<std::string>();
+        copy_tools(*profile, py::str(get_cmake_dir()).cast<std::string>(), extension_dir);
+      },
+      py::name("build_extension"), py::is_method(cmake_build));
+
+  context.module.attr("CMakeBuild") = cmake_build;
+  context.replace("CMakeBuild", cmake_build);
+}
+
+}  // namespace ascend_setup

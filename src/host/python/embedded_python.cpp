@@ -1,0 +1,245 @@
+#include "host/python/embedded_python.hpp"
+
+#include "base/layer/environment.hpp"
+#include "base/util/error.hpp"
+#include "base/launch/interpreter.hpp"
+#include "base/launch/launcher.hpp"
+#include "base/util/log.hpp"
+#include "host/python/python_children.hpp"
+#include "base/stop/stop_signals.hpp"
+
+#include <pybind11/embed.h>
+#include <cstdlib>
+#include <filesystem>
+
+namespace py = pybind11;
+
+namespace ascend_setup {
+
+namespace {
+
+// The Python class an Error becomes while it crosses Python code (an override
+// called by setuptools), so that main() still sees its message and exit code.
+PyObject* host_error_type = nullptr;
+
+void set_host_error(const std::string& message, int code) {
+  py::object instance = py::reinterpret_borrow<py::object>(host_error_type)(message);
+  instance.attr("exit_code") = code;
+  PyErr_SetObject(host_error_type, instance.ptr());
+}
+
+void install_error_bridge() {
+  host_error_type = PyErr_NewException("ascend_setup.HostError", PyExc_RuntimeError, nullptr);
+  py::register_exception_translator([](std::exception_ptr thrown) {
+    try {
+      if (thrown) {
+        std::rethrow_exception(thrown);
+      }
+    } catch (const Error& error) {
+      set_host_error(error.what(), error.exit_code());
+    } catch (const std::filesystem::filesystem_error& error) {
+      // A file the host reads or writes (a tool to copy, the patch record):
+      // the path and the reason say it all, no traceback needed.
+      set_host_error(error.what(), exit_code::bad_input);
+    }
+  });
+}
+
+// A stop signal becomes Python's KeyboardInterrupt (async-signal-safe).
+void interrupt_python() { PyErr_SetInterrupt(); }
+
+void print_traceback(py::error_already_set& error) {
+  py::object trace = error.trace() ? error.trace() : py::none();
+  py::module_::import("traceback").attr("print_exception")(error.type(), error.value(), trace);
+}
+
+}  // namespace
+
+std::string linked_python_version() {
+  return std::to_string(PY_MAJOR_VERSION) + "." + std::to_string(PY_MINOR_VERSION);
+}
+
+Interpreter choose_interpreter(const std::optional<std::filesystem::path>& explicit_python) {
+  // Exec'ed by the launcher: it already resolved the interpreter and chose
+  // this host for its minor.
+  if (auto executable = handoff_env(interpreter_env); executable && !executable->empty()) {
+    ::unsetenv(interpreter_env);
+    return {*executable, linked_python_version()};
+  }
+  const InterpreterInfo info = resolve_interpreter(explicit_python);
+  if (info.version != linked_python_version() || info.free_threaded ||
+      info.implementation != "cpython") {
+    throw Error(info.origin + " names " + info.executable.string() + ", a " + info.implementation +
+                " " + info.version + (info.free_threaded ? " (free-threaded)" : "") +
+                ", but this host embeds CPython " + linked_python_version() +
+                ": run it through the ascend-setup launcher");
+  }
+  return {info.executable, info.version};
+}
+
+EmbeddedPython::EmbeddedPython(const Interpreter& interpreter, const std::filesystem::path& script,
+                               const std::vector<std::string>& args,
+                               const std::filesystem::path& path0) {
+  PyConfig config;
+  PyConfig_InitPythonConfig(&config);
+  config.parse_argv = 0;               // argv is setup.py's, not Python's
+  config.install_signal_handlers = 1;  // Ctrl-C raises KeyboardInterrupt
+  // sys.executable must be a real interpreter: upstream hands it to CMake as
+  // Python3_EXECUTABLE and setuptools spawns it. It also locates a venv.
+  PyStatus status =
+      PyConfig_SetBytesString(&config, &config.executable, interpreter.executable.c_str());
+  if (!PyStatus_Exception(status)) {
+    status = PyConfig_SetBytesString(&config, &config.program_name, interpreter.executable.c_str());
+  }
+  if (PyStatus_Exception(status)) {
+    PyConfig_Clear(&config);
+    throw Error("cannot configure the embedded Python interpreter");
+  }
+  std::vector<std::string> argv_strings{script.string()};
+  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+  std::vector<const char*> argv;
+  for (const auto& arg : argv_strings) {
+    argv.push_back(arg.c_str());
+  }
+  try {
+    py::initialize_interpreter(&config, static_cast<int>(argv.size()), argv.data(), false);
+  } catch (const std::exception& error) {
+    throw Error(std::string("cannot start the embedded Python interpreter: ") + error.what());
+  }
+  PyGC_Disable();  // until resume_garbage_collection()
+  py::module_::import("sys").attr("path").attr("insert")(0, path0.string());
+  install_error_bridge();
+  // Every stop signal goes through our handler, which raises Python's
+  // KeyboardInterrupt through the SIGINT entry of Python's own table (Python
+  // leaves that entry empty when SIGINT had a handler at start-up).
+  py::module_ signal = py::module_::import("signal");
+  py::object sigint = signal.attr("SIGINT");
+  if (!signal.attr("getsignal")(sigint).is(signal.attr("SIG_IGN"))) {
+    signal.attr("signal")(sigint, signal.attr("default_int_handler"));
+  }
+  install_stop_signal_handlers();
+  set_stop_hook(interrupt_python);
+  track_python_children();
+  spdlog::debug("embedded Python {} as {}", linked_python_version(),
+                interpreter.executable.string());
+}
+
+EmbeddedPython::~EmbeddedPython() {
+  set_stop_hook(nullptr);
+  // The process exits right after this. What a Python program can observe of
+  // finalization runs, in Py_FinalizeEx's order: non-daemon threads joined,
+  // atexit handlers (logging's flush, multiprocessing's and tempfile's
+  // clean-ups), streams flushed. The teardown of every module and object,
+  // which only frees memory the exit frees anyway, is skipped: it was about a
+  // tenth of a --dump-kwargs. The GIL stays with this thread, so daemon
+  // threads stay parked as finalization parks them.
+  PyGC_Disable();  // collections now would only free what the exit frees
+  PyErr_Clear();   // an error left by an unwinding C++ exception was reported already
+  // threading only when imported (as Py_FinalizeEx does), atexit always.
+  PyObject* threading = PyImport_GetModule(py::str("threading").ptr());
+  PyErr_Clear();
+  for (PyObject* module : {threading, PyImport_ImportModule("atexit")}) {
+    const char* function = module == threading ? "_shutdown" : "_run_exitfuncs";
+    PyObject* result = module ? PyObject_CallMethod(module, function, nullptr) : nullptr;
+    if (module && !result) {
+      PyErr_WriteUnraisable(module);
+    }
+    Py_XDECREF(result);
+    Py_XDECREF(module);
+    PyErr_Clear();
+  }
+  flush_python_streams();
+  install_stop_signal_handlers();  // Python's SIGINT handler would only set a flag from now on
+}
+
+void resume_garbage_collection() { PyGC_Enable(); }
+
+std::string_view phase_name(Phase phase) {
+  switch (phase) {
+    case Phase::loading_setup_py:
+      return "loading setup.py";
+    case Phase::patching:
+      return "patching the setup module";
+    case Phase::calling_setup:
+      return "running setup()";
+  }
+  return "";
+}
+
+int report_python_error(py::error_already_set& error, Phase phase) {
+  const bool traceback_always = debug_logging();
+  if (error.matches(PyExc_SystemExit)) {
+    // As `python setup.py` exits: None -> 0, an int -> itself, else the message and 1.
+    py::object code = error.value().attr("code");
+    if (traceback_always) {
+      print_traceback(error);
+    }
+    if (code.is_none()) {
+      return 0;
+    }
+    if (py::isinstance<py::int_>(code)) {
+      return code.cast<int>();
+    }
+    py::module_ sys = py::module_::import("sys");
+    sys.attr("stderr").attr("write")(py::str(code) + py::str("\n"));
+    flush_python_streams();
+    return 1;
+  }
+  if (error.matches(PyExc_KeyboardInterrupt)) {
+    if (traceback_always) {
+      print_traceback(error);
+    }
+    flush_python_streams();
+    spdlog::error("interrupted while {}", phase_name(phase));
+    return stopped_exit_code();
+  }
+  if (host_error_type != nullptr && error.matches(host_error_type)) {
+    if (traceback_always) {
+      print_traceback(error);
+    }
+    flush_python_streams();
+    const int code = error.value().attr("exit_code").cast<int>();
+    spdlog::error("{}", py::str(error.value()).cast<std::string>());
+    return code;
+  }
+  // A build tool that failed (cmake, ninja, ...): its own output says why;
+  // a traceback through setuptools would only bury it.
+  py::object called_process_error = py::module_::import("subprocess").attr("CalledProcessError");
+  if (error.matches(called_process_error)) {
+    if (traceback_always) {
+      print_traceback(error);
+    }
+    flush_python_streams();
+    py::object command = error.value().attr("cmd");
+    std::string text = py::str(command).cast<std::string>();
+    if (py::isinstance<py::list>(command) || py::isinstance<py::tuple>(command)) {
+      text =
+          py::str(py::module_::import("shlex").attr("join")(
+                      py::module_::import("builtins").attr("map")(py::str().get_type(), command)))
+              .cast<std::string>();
+    }
+    spdlog::error("`{}` exited with {} while {} (its output is above)", text,
+                  py::str(error.value().attr("returncode")).cast<std::string>(), phase_name(phase));
+    return exit_code::python_error;
+  }
+  print_traceback(error);
+  flush_python_streams();
+  spdlog::error("Python raised {} while {} (the traceback above shows where)",
+                py::str(error.type().attr("__name__")).cast<std::string>(), phase_name(phase));
+  return exit_code::python_error;
+}
+
+void flush_python_streams() {
+  py::module_ sys = py::module_::import("sys");
+  for (const char* name : {"stdout", "stderr"}) {
+    py::object stream = sys.attr(name);
+    if (!stream.is_none()) {
+      try {
+        stream.attr("flush")();
+      } catch (py::error_already_set&) {
+      }
+    }
+  }
+}
+
+}  // namespace ascend_setup
