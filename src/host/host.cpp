@@ -1,6 +1,7 @@
 #include "host/host.hpp"
 
 #include "host/python/captured_setup.hpp"
+#include "base/jobs/job_limits.hpp"
 #include "base/tree/distributed_sources.hpp"
 #include "host/doctor.hpp"
 #include "host/python/embedded_python.hpp"
@@ -256,6 +257,7 @@ int run_host(const HostOptions& options) {
     EmbeddedPython python(interpreter, tree.script, {}, tree.run_dir);
     return run_doctor_command(options, tree, *profile, out);
   }
+  apply_job_limits();  // MAX_JOBS, TRITON_PARALLEL_LINK_JOBS from the cgroup, where unset
   if (options.list_env != ListEnv::none) {
     const Interpreter interpreter = choose_interpreter(options.python);
     const MachineOutput out;  // before Python starts: setup.py's prints go to stderr
