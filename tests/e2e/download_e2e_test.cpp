@@ -36,7 +36,8 @@ class DownloadE2eTest : public ExampleTreeTest {
     }
     // Upstream's NVIDIA tool downloads (not through this override; the newer
     // layer skips them): given, so not fetched.
-    for (const char* tool : {"TRITON_PTXAS_PATH", "TRITON_CUOBJDUMP_PATH", "TRITON_NVDISASM_PATH"}) {
+    for (const char* tool :
+         {"TRITON_PTXAS_PATH", "TRITON_CUOBJDUMP_PATH", "TRITON_NVDISASM_PATH"}) {
       env[tool] = "/bin/true";
     }
     // The package: the stub LLVM plus an incompressible payload.
@@ -124,7 +125,8 @@ TEST_F(DownloadE2eTest, KilledMidDownloadThenTheRerunResumes) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       try {
         done = 0;
-        for (const auto& segment : nlohmann::json::parse(read_file(state)).at("segments")) {
+        const auto parsed = nlohmann::json::parse(read_file(state));
+        for (const auto& segment : parsed.at("segments")) {
           done += segment.at(2).get<std::uint64_t>();
         }
       } catch (const std::exception&) {

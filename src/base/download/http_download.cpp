@@ -285,6 +285,8 @@ class Downloader {
     return true;
   }
 
+  // The probe asked for the first min_split_bytes and learnt the length: it
+  // keeps its range, the rest is split among the other connections.
   void start_ranged(Transfer& t, std::uint64_t total, const std::string& validator) {
     length_ = total;
     validator_ = validator;
@@ -292,17 +294,24 @@ class Downloader {
     if (::ftruncate(fd_, static_cast<off_t>(total)) != 0) {
       throw system_error("size the partial download", part_, errno);
     }
-    const std::uint64_t n = std::max<std::uint64_t>(
-        1, std::min<std::uint64_t>(options_.connections,
-                                   total / std::max<std::uint64_t>(1, options_.min_split_bytes)));
-    segments_.clear();
+    const std::uint64_t first = std::min(total, probe_bytes());
+    segments_.assign(1, Segment{0, first, 0});
+    const std::uint64_t rest = total - first;
+    const std::uint64_t n =
+        rest == 0 ? 0
+                  : std::max<std::uint64_t>(
+                        1, std::min<std::uint64_t>(
+                               options_.connections > 1 ? options_.connections - 1 : 1,
+                               rest / std::max<std::uint64_t>(1, options_.min_split_bytes)));
     for (std::uint64_t i = 0; i < n; ++i) {
-      segments_.push_back(Segment{total * i / n, total * (i + 1) / n, 0});
+      segments_.push_back(Segment{first + rest * i / n, first + rest * (i + 1) / n, 0});
     }
     segments_[0].active = true;
     t.segment = 0;
     t.probe = false;
   }
+
+  std::uint64_t probe_bytes() const { return std::max<std::uint64_t>(1, options_.min_split_bytes); }
 
   void open_part() {
     // A state of the same URL whose part has the recorded length: resume.
@@ -448,7 +457,9 @@ class Downloader {
     curl_easy_setopt(easy, CURLOPT_WRITEDATA, t.get());
     std::string range;
     if (probe) {
-      range = "Range: bytes=0-";
+      // The first range: its answer gives the length (Content-Range) without
+      // sending more than this connection's share.
+      range = "Range: bytes=0-" + std::to_string(probe_bytes() - 1);
     } else if (t->request_offset > 0 || (segment.end != kUnknown && segment.end != length_)) {
       range = "Range: bytes=" + std::to_string(t->request_offset) + "-" +
               (segment.end == kUnknown ? std::string() : std::to_string(segment.end - 1));
