@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ascend_setup {
 
@@ -46,8 +47,12 @@ JobLimits compute_job_limits(const MachineView& view);
 MachineView machine_view_from_environment();
 
 // Sets MAX_JOBS and TRITON_PARALLEL_LINK_JOBS where the user set nothing,
-// saying the figures and why on the info log; a value the user set wins (and
-// is said too, at debug level).
-void apply_job_limits();
+// saying the figures and why on the info log when `announce` (a command that
+// compiles), else at debug level; a value the user set wins (said at debug).
+void apply_job_limits(bool announce = true);
+
+// True when one of setup.py's `args` is a command that compiles (build,
+// build_ext, bdist_wheel, install, develop, editable_wheel, bdist_egg).
+bool compiles(const std::vector<std::string>& args);
 
 }  // namespace ascend_setup

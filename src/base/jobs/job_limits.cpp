@@ -255,7 +255,20 @@ MachineView machine_view_from_environment() {
   return view;
 }
 
-void apply_job_limits() {
+bool compiles(const std::vector<std::string>& args) {
+  for (const std::string& arg : args) {
+    for (const char* command : {"build", "build_ext", "bdist_wheel", "install", "develop",
+                                "editable_wheel", "bdist_egg"}) {
+      if (arg == command) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+void apply_job_limits(bool announce) {
+  const auto level = announce ? spdlog::level::info : spdlog::level::debug;
   const JobLimits limits = compute_job_limits(machine_view_from_environment());
   const auto jobs = env_value(EnvVar::max_jobs, nullptr);
   if (jobs) {
@@ -263,8 +276,8 @@ void apply_job_limits() {
                   env_name(EnvVar::max_jobs, nullptr), *jobs, limits.compile_reason());
   } else {
     set_env(env_name(EnvVar::max_jobs, nullptr), std::to_string(limits.compile_jobs));
-    spdlog::info("{}={}: {}", env_name(EnvVar::max_jobs, nullptr), limits.compile_jobs,
-                 limits.compile_reason());
+    spdlog::log(level, "{}={}: {}", env_name(EnvVar::max_jobs, nullptr), limits.compile_jobs,
+                limits.compile_reason());
   }
   const auto links = env_value(EnvVar::parallel_link_jobs, nullptr);
   if (links) {
@@ -272,8 +285,8 @@ void apply_job_limits() {
                   env_name(EnvVar::parallel_link_jobs, nullptr), *links, limits.link_reason());
   } else {
     set_env(env_name(EnvVar::parallel_link_jobs, nullptr), std::to_string(limits.link_jobs));
-    spdlog::info("{}={}: {}", env_name(EnvVar::parallel_link_jobs, nullptr), limits.link_jobs,
-                 limits.link_reason());
+    spdlog::log(level, "{}={}: {}", env_name(EnvVar::parallel_link_jobs, nullptr), limits.link_jobs,
+                limits.link_reason());
   }
 }
 

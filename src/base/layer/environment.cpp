@@ -115,10 +115,11 @@ const Row kRows[] = {
      [](const Profile*) -> std::optional<std::string> { return "/proc/meminfo"; },
      "the file MemTotal is read from for the job counts"},
     {EnvVar::max_jobs, Kind::text, [](const Profile*) { return std::string("MAX_JOBS"); }, none,
-     "upstream's compile job count"},
+     "upstream's compile job count; when unset, ascend-setup sets min(CPUs, memory / 2.5 GiB) "
+     "of the cgroup's quota and limit"},
     {EnvVar::parallel_link_jobs, Kind::text,
      [](const Profile*) { return std::string("TRITON_PARALLEL_LINK_JOBS"); }, none,
-     "upstream's link job count"},
+     "upstream's link job count; when unset, ascend-setup sets min(compile jobs, memory / 4 GiB)"},
 };
 
 const Row& row_of(EnvVar var) {
@@ -187,16 +188,11 @@ std::vector<EnvEntry> registry_rows(const Profile& profile) {
     }
     add(name, default_value, {"ascend-setup"}, row.description);
   }
-  // The job counts: the machine's figure is the default, and why.
-  const JobLimits limits = compute_job_limits(machine_view_from_environment());
+  // The job counts: read by setup.py too; the machine's figures and why are
+  // added by list_environment when ascend-setup set them in this run.
   for (EnvEntry& entry : rows) {
-    if (entry.name == row_of(EnvVar::max_jobs).name(&profile)) {
-      entry.default_value = std::to_string(limits.compile_jobs);
-      entry.description += ", set by ascend-setup when unset: " + limits.compile_reason();
-      entry.read_by.push_back("setup.py");
-    } else if (entry.name == row_of(EnvVar::parallel_link_jobs).name(&profile)) {
-      entry.default_value = std::to_string(limits.link_jobs);
-      entry.description += ", set by ascend-setup when unset: " + limits.link_reason();
+    if (entry.name == row_of(EnvVar::max_jobs).name(&profile) ||
+        entry.name == row_of(EnvVar::parallel_link_jobs).name(&profile)) {
       entry.read_by.push_back("setup.py");
     }
   }
@@ -352,6 +348,14 @@ std::vector<EnvEntry> list_environment(const Profile& profile,
     row.set_by = value == nullptr                        ? "unset"
                  : names_set_here().count(row.name) != 0 ? "ascend-setup"
                                                          : "user";
+    if (row.set_by == "ascend-setup" &&
+        (row.name == env_name(EnvVar::max_jobs, &profile) ||
+         row.name == env_name(EnvVar::parallel_link_jobs, &profile))) {
+      const JobLimits limits = compute_job_limits(machine_view_from_environment());
+      row.description +=
+          "; here: " + (row.name == env_name(EnvVar::max_jobs, &profile) ? limits.compile_reason()
+                                                                         : limits.link_reason());
+    }
   }
   return rows;
 }
