@@ -76,10 +76,10 @@ def main():
             range_header = self.headers.get("Range")
             if faulty and current in ("503", "404"):
                 code = int(current)
+                log(code, range_header, 0)  # before the answer: a client may act on it at once
                 self.send_response(code)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
-                log(code, range_header, 0)
                 return
             start, end = 0, len(body)
             status = 200

@@ -85,8 +85,11 @@ TEST_F(DownloadTest, NginxServesThePackageInParallelRanges) {
   expect_whole_package(url);
   EXPECT_GE(nginx.responses(206), 8) << ::testing::PrintToString(nginx.log_lines());
   EXPECT_EQ(nginx.responses(200), 0);
-  // Bytes fetched in all: the tarball once, plus at most the probe's overrun.
-  EXPECT_LE(nginx.body_bytes_sent(), fs::file_size(tarball) + (1 << 20));
+  // Every byte written once. (nginx's own count also has what was in flight
+  // when a range was cut short for a split: on an unthrottled loopback that
+  // can be a socket buffer per cut, so it is not asserted here; the e2e
+  // kill test and bench/ measure it at a throttled rate.)
+  EXPECT_EQ(outcome.download.fetched, fs::file_size(tarball));
   // Cached: a second call asks nothing.
   const size_t requests = nginx.log_lines().size();
   EXPECT_FALSE(fetch_package(spec(url), test_options()).fetched);
