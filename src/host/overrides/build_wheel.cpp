@@ -1,4 +1,4 @@
-// Seed 4.7: the Ascend bdist_wheel, BuildWheel, a subclass of the command
+// The Ascend bdist_wheel, BuildWheel, a subclass of the command
 // upstream registered; installed as cmdclass["bdist_wheel"].
 //   run(): add_links(external_only=True), upstream's wheel build, then with
 //   the manylinux switch on: auditwheel repair of the *-linux_*.whl into the
@@ -6,8 +6,8 @@
 #include "host/overrides/overrides.hpp"
 
 #include "base/layer/environment.hpp"
+#include "base/process/process.hpp"
 #include "base/util/error.hpp"
-#include "base/util/process.hpp"
 #include "base/util/strings.hpp"
 
 #include <spdlog/spdlog.h>
