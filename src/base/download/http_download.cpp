@@ -2,7 +2,7 @@
 
 #include "base/download/download_progress.hpp"
 #include "base/layer/environment.hpp"
-#include "base/stop/stop_signals.hpp"
+#include "base/process/stop_signals.hpp"
 #include "base/util/system_error.hpp"
 #include "base/util/text_file.hpp"
 
