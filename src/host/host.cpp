@@ -1,6 +1,7 @@
 #include "host/host.hpp"
 
 #include "base/git/source_repo.hpp"
+#include "base/jobs/job_limits.hpp"
 #include "base/layer/environment.hpp"
 #include "base/layer/profile_choice.hpp"
 #include "base/tree/distributed_sources.hpp"
@@ -257,6 +258,8 @@ int run_host(const HostOptions& options) {
     EmbeddedPython python(interpreter, tree.script, {}, tree.run_dir);
     return run_doctor_command(options, tree, *profile, out);
   }
+  // MAX_JOBS, TRITON_PARALLEL_LINK_JOBS from the cgroup where unset (said when compiling).
+  apply_job_limits(options.dump == DumpMode::none && compiles(options.setup_args));
   if (options.list_env != ListEnv::none) {
     const Interpreter interpreter = choose_interpreter(options.python);
     const MachineOutput out;  // before Python starts: setup.py's prints go to stderr

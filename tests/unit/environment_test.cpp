@@ -127,9 +127,11 @@ TEST_F(EnvironmentTest, ListingSaysWhoSetAndWhoReadsEachVariable) {
   EXPECT_EQ(ccache.set_by, "ascend-setup");
   EXPECT_EQ(ccache.value, "true");
   const EnvEntry& jobs = row(rows, "MAX_JOBS");
-  EXPECT_EQ(jobs.read_by, std::vector<std::string>{"setup.py"});
+  // A registry row now: ascend-setup sets it from the machine when unset.
+  EXPECT_EQ(jobs.read_by, (std::vector<std::string>{"ascend-setup", "setup.py"}));
   EXPECT_EQ(jobs.set_by, "user");
   EXPECT_FALSE(jobs.default_value.has_value());
+  EXPECT_NE(jobs.description.find("memory / 2.5 GiB"), std::string::npos) << jobs.description;
   const EnvEntry& tag = row(rows, "ASCENDNPU_IR_TAG");
   EXPECT_EQ(tag.set_by, "unset");
   EXPECT_FALSE(tag.value.has_value());

@@ -41,7 +41,10 @@ std::map<std::string, SymbolInfo> upstream_names() {
           {"CMakeBuild", {"class", std::nullopt}},
           {"download_and_copy_dependencies", {"function", std::vector<std::string>{}}},
           {"get_cmake_dir", {"imported", std::nullopt}},
-          {"get_entry_points", {"function", std::vector<std::string>{}}}};
+          {"get_entry_points", {"function", std::vector<std::string>{}}},
+          {"get_thirdparty_packages", {"function", std::vector<std::string>{"packages"}}},
+          {"get_triton_cache_path", {"function", std::vector<std::string>{}}},
+          {"is_offline_build", {"function", std::vector<std::string>{}}}};
 }
 
 SymbolLookup lookup(const std::map<std::string, SymbolInfo>& names) {
@@ -67,7 +70,7 @@ TEST(PatchPoints, BuiltInProfileNamesEveryOverridesSymbols) {
   }
   EXPECT_EQ(overrides,
             (std::set<std::string>{"BuildWheel", "CMakeBuild", "backends", "distributed_package",
-                                   "get_llvm_package_info", "kwargs"}));
+                                   "get_llvm_package_info", "get_thirdparty_packages", "kwargs"}));
   const PatchPointCheck check = check_patch_points(profile, lookup(upstream_names()));
   EXPECT_TRUE(check.findings.empty()) << check.findings.front().message;
   EXPECT_EQ(check.resolved.at("BackendInstaller.prepare"), "prepare");

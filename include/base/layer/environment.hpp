@@ -38,6 +38,24 @@ enum class EnvVar {
   llvm_system_suffix,  // [llvm] suffix_env
   ir_tag,              // [build] ir_tag_env
   cmake_args,          // [coverage] cmake_args_env (upstream's extra cmake arguments)
+  // The downloader (base/download/http_download.hpp).
+  download_connections,    // ASCEND_SETUP_DOWNLOAD_CONNECTIONS
+  download_attempts,       // ASCEND_SETUP_DOWNLOAD_ATTEMPTS
+  download_stall_seconds,  // ASCEND_SETUP_DOWNLOAD_STALL_SECONDS
+  download_backoff_ms,     // ASCEND_SETUP_DOWNLOAD_BACKOFF_MS
+  curl_ca_bundle,          // CURL_CA_BUNDLE
+  ssl_cert_file,           // SSL_CERT_FILE
+  requests_ca_bundle,      // REQUESTS_CA_BUNDLE
+  ssl_cert_dir,            // SSL_CERT_DIR
+  http_proxy,              // http_proxy (read by libcurl, as are the three below)
+  https_proxy,             // https_proxy
+  all_proxy,               // all_proxy
+  no_proxy,                // no_proxy
+  // The job counts (base/jobs/job_limits.hpp).
+  cgroup_root,         // ASCEND_SETUP_CGROUP_ROOT
+  meminfo,             // ASCEND_SETUP_MEMINFO
+  max_jobs,            // MAX_JOBS (upstream's)
+  parallel_link_jobs,  // TRITON_PARALLEL_LINK_JOBS (upstream's)
 };
 
 // The variable's name (from the profile; the tool's own need none).

@@ -43,6 +43,8 @@ struct OverrideContext {
 void override_backends(const OverrideContext& context);
 // get_llvm_package_info -> the Ascend LLVM build (upstream's where there is none)
 void override_llvm_package_info(const OverrideContext& context);
+// get_thirdparty_packages -> each package through ascend-setup's downloader first
+void override_thirdparty_packages(const OverrideContext& context);
 // get_package_dirs, get_packages, add_links -> plus the distributed package
 void override_distributed_package(const OverrideContext& context);
 // CMakeBuild -> the Ascend subclass

@@ -1,5 +1,6 @@
 #include "base/layer/environment.hpp"
 
+#include "base/jobs/job_limits.hpp"
 #include "base/layer/profile.hpp"
 #include "base/util/error.hpp"
 #include "base/util/strings.hpp"
@@ -69,6 +70,56 @@ const Row kRows[] = {
      "passed to CMake's configure call as the AscendNPU IR tag when set"},
     {EnvVar::cmake_args, Kind::text, [](const Profile* p) { return p->coverage.cmake_args_env; },
      none, "extra arguments of upstream's CMake configure call; coverage appends its flag"},
+    // The downloader of the prebuilt packages (LLVM, ...): doc/downloads.md.
+    {EnvVar::download_connections, Kind::text,
+     [](const Profile*) { return std::string("ASCEND_SETUP_DOWNLOAD_CONNECTIONS"); },
+     [](const Profile*) -> std::optional<std::string> { return "8"; },
+     "parallel range requests of a package download (1 to 64)"},
+    {EnvVar::download_attempts, Kind::text,
+     [](const Profile*) { return std::string("ASCEND_SETUP_DOWNLOAD_ATTEMPTS"); },
+     [](const Profile*) -> std::optional<std::string> { return "6"; },
+     "failed requests in a row (with no byte between) before a download gives up"},
+    {EnvVar::download_stall_seconds, Kind::text,
+     [](const Profile*) { return std::string("ASCEND_SETUP_DOWNLOAD_STALL_SECONDS"); },
+     [](const Profile*) -> std::optional<std::string> { return "30"; },
+     "a request below 1 KiB/s for this many seconds is a stall, retried"},
+    {EnvVar::download_backoff_ms, Kind::text,
+     [](const Profile*) { return std::string("ASCEND_SETUP_DOWNLOAD_BACKOFF_MS"); },
+     [](const Profile*) -> std::optional<std::string> { return "1000"; },
+     "the first retry's delay in ms, doubled each time up to 30 s"},
+    {EnvVar::curl_ca_bundle, Kind::text,
+     [](const Profile*) { return std::string("CURL_CA_BUNDLE"); }, none,
+     "CA bundle of the downloads (wins over SSL_CERT_FILE and REQUESTS_CA_BUNDLE)"},
+    {EnvVar::ssl_cert_file, Kind::text, [](const Profile*) { return std::string("SSL_CERT_FILE"); },
+     none, "CA bundle of the downloads when CURL_CA_BUNDLE is unset"},
+    {EnvVar::requests_ca_bundle, Kind::text,
+     [](const Profile*) { return std::string("REQUESTS_CA_BUNDLE"); }, none,
+     "CA bundle of the downloads when CURL_CA_BUNDLE and SSL_CERT_FILE are unset"},
+    {EnvVar::ssl_cert_dir, Kind::text, [](const Profile*) { return std::string("SSL_CERT_DIR"); },
+     none, "CA directory of the downloads"},
+    {EnvVar::http_proxy, Kind::text, [](const Profile*) { return std::string("http_proxy"); }, none,
+     "proxy of http:// downloads (read by libcurl)"},
+    {EnvVar::https_proxy, Kind::text, [](const Profile*) { return std::string("https_proxy"); },
+     none, "proxy of https:// downloads (read by libcurl; HTTPS_PROXY too)"},
+    {EnvVar::all_proxy, Kind::text, [](const Profile*) { return std::string("all_proxy"); }, none,
+     "proxy of every download without a scheme's own (read by libcurl; ALL_PROXY too)"},
+    {EnvVar::no_proxy, Kind::text, [](const Profile*) { return std::string("no_proxy"); }, none,
+     "hosts downloaded from without a proxy (read by libcurl; NO_PROXY too)"},
+    // The job counts: doc/jobs.md.
+    {EnvVar::cgroup_root, Kind::text,
+     [](const Profile*) { return std::string("ASCEND_SETUP_CGROUP_ROOT"); },
+     [](const Profile*) -> std::optional<std::string> { return "/sys/fs/cgroup"; },
+     "the cgroup file system the job counts read (a test points it at a fake one)"},
+    {EnvVar::meminfo, Kind::text,
+     [](const Profile*) { return std::string("ASCEND_SETUP_MEMINFO"); },
+     [](const Profile*) -> std::optional<std::string> { return "/proc/meminfo"; },
+     "the file MemTotal is read from for the job counts"},
+    {EnvVar::max_jobs, Kind::text, [](const Profile*) { return std::string("MAX_JOBS"); }, none,
+     "upstream's compile job count; when unset, ascend-setup sets min(CPUs, memory / 2.5 GiB) "
+     "of the cgroup's quota and limit"},
+    {EnvVar::parallel_link_jobs, Kind::text,
+     [](const Profile*) { return std::string("TRITON_PARALLEL_LINK_JOBS"); }, none,
+     "upstream's link job count; when unset, ascend-setup sets min(compile jobs, memory / 4 GiB)"},
 };
 
 const Row& row_of(EnvVar var) {
@@ -136,6 +187,14 @@ std::vector<EnvEntry> registry_rows(const Profile& profile) {
       default_value = row.fallback(&profile);
     }
     add(name, default_value, {"ascend-setup"}, row.description);
+  }
+  // The job counts: read by setup.py too; the machine's figures and why are
+  // added by list_environment when ascend-setup set them in this run.
+  for (EnvEntry& entry : rows) {
+    if (entry.name == row_of(EnvVar::max_jobs).name(&profile) ||
+        entry.name == row_of(EnvVar::parallel_link_jobs).name(&profile)) {
+      entry.read_by.push_back("setup.py");
+    }
   }
   for (const std::string& alias : profile.switches.distributed_aliases) {
     add(alias, std::nullopt, {"ascend-setup"},
@@ -289,6 +348,14 @@ std::vector<EnvEntry> list_environment(const Profile& profile,
     row.set_by = value == nullptr                        ? "unset"
                  : names_set_here().count(row.name) != 0 ? "ascend-setup"
                                                          : "user";
+    if (row.set_by == "ascend-setup" &&
+        (row.name == env_name(EnvVar::max_jobs, &profile) ||
+         row.name == env_name(EnvVar::parallel_link_jobs, &profile))) {
+      const JobLimits limits = compute_job_limits(machine_view_from_environment());
+      row.description +=
+          "; here: " + (row.name == env_name(EnvVar::max_jobs, &profile) ? limits.compile_reason()
+                                                                         : limits.link_reason());
+    }
   }
   return rows;
 }

@@ -49,6 +49,7 @@ void apply_overrides(const OverrideContext& given) {
   context.names = require_patch_points(*context.profile, context.module);
   override_backends(context);
   override_llvm_package_info(context);
+  override_thirdparty_packages(context);
   override_distributed_package(context);
   override_cmake_build(context);
   override_build_wheel(context);

@@ -1,0 +1,74 @@
+// One URL to one file, on libcurl, in a way that survives a slow, flaky
+// server and a killed run. The bytes go to `<target>.part`, the progress to
+// `<target>.part.state` (JSON: URL, validator, length, byte ranges done); the
+// part is renamed to `target` only when every byte of the length the server
+// gave has arrived. A rerun with the same URL resumes from the state (Range
+// with If-Range on the server's ETag or Last-Modified). With a length and
+// ranges the file is fetched as several range requests at once (split again
+// when one finishes early); a server that ignores Range (a 200 answer) is
+// read from 0 in one stream. Resets, 5xx/429/408, truncated bodies and stalls
+// (below a low-speed limit for some seconds) are retried with exponential
+// backoff, each segment from where it stopped. Throws DownloadError when the
+// URL cannot be had (its `offline` says no connection was ever made), Error
+// for a local failure (disk), the stop Error on a stop signal.
+#pragma once
+
+#include "base/util/error.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace ascend_setup {
+
+struct DownloadOptions {
+  int connections = 8;     // parallel range requests
+  int attempts = 6;        // consecutive failures of one segment before giving up
+  int stall_seconds = 30;  // below stall_bytes_per_second this long: a stall
+  long stall_bytes_per_second = 1024;
+  int connect_timeout_seconds = 30;
+  std::chrono::milliseconds backoff{1000};  // first retry delay, doubled each time, at most 30 s
+  std::uint64_t min_split_bytes = 2 << 20;  // smallest remaining range split for an idle connection
+  std::optional<std::string> ca_bundle;     // CURLOPT_CAINFO when set
+  std::optional<std::string> ca_directory;  // CURLOPT_CAPATH when set
+  std::string label;                        // the name progress lines show
+  // Progress on stderr: a live line on a terminal, else a line per 10% or 30 s.
+  bool progress = true;
+};
+
+struct DownloadResult {
+  std::uint64_t size = 0;          // bytes of the file
+  std::uint64_t fetched = 0;       // body bytes received by this run
+  std::uint64_t resumed_from = 0;  // bytes already in the part when this run began
+  int retries = 0;                 // failed requests retried
+  bool ranged = false;             // the server honoured Range
+};
+
+class DownloadError : public Error {
+ public:
+  DownloadError(const std::string& reason, bool offline)
+      : Error(reason, exit_code::bad_input), offline_(offline) {}
+  bool offline() const noexcept { return offline_; }
+
+ private:
+  bool offline_;
+};
+
+// The options from the registry's download variables (connections, attempts,
+// stall seconds, CA bundle: CURL_CA_BUNDLE, else SSL_CERT_FILE, else
+// REQUESTS_CA_BUNDLE; SSL_CERT_DIR). Proxies: libcurl reads http_proxy,
+// https_proxy, all_proxy and no_proxy itself.
+DownloadOptions download_options_from_environment();
+
+// Downloads `url` to `target` (see the top). An existing `target` is replaced.
+DownloadResult download_file(const std::string& url, const std::filesystem::path& target,
+                             const DownloadOptions& options);
+
+// The part and state files of `target`.
+std::filesystem::path part_path(const std::filesystem::path& target);
+std::filesystem::path state_path(const std::filesystem::path& target);
+
+}  // namespace ascend_setup

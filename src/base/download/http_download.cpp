@@ -1,0 +1,776 @@
+#include "base/download/http_download.hpp"
+
+#include "base/download/download_progress.hpp"
+#include "base/layer/environment.hpp"
+#include "base/process/stop_signals.hpp"
+#include "base/util/system_error.hpp"
+#include "base/util/text_file.hpp"
+
+#include <curl/curl.h>
+#include <fcntl.h>
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace ascend_setup {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::uint64_t kUnknown = std::numeric_limits<std::uint64_t>::max();
+constexpr int kMaxRestarts = 3;
+
+struct Segment {
+  std::uint64_t start = 0;
+  std::uint64_t end = kUnknown;  // exclusive; kUnknown while the length is unknown
+  std::uint64_t done = 0;
+  int failures = 0;
+  Clock::time_point not_before{};
+  bool active = false;
+
+  std::uint64_t position() const { return start + done; }
+  bool complete() const { return end != kUnknown && position() >= end; }
+  std::uint64_t remaining() const { return end == kUnknown ? kUnknown : end - position(); }
+};
+
+struct Transfer {
+  class Downloader* owner = nullptr;
+  CURL* easy = nullptr;
+  curl_slist* headers = nullptr;
+  int generation = 0;
+  size_t segment = 0;
+  std::uint64_t request_offset = 0;
+  bool asked_range = false;
+  bool probe = false;
+  // Response headers of the current (last) response.
+  long status = 0;
+  std::string etag;
+  std::string last_modified;
+  std::string content_range;
+  std::optional<std::uint64_t> content_length;
+  bool body_started = false;
+  // Why the transfer was ended by us: cut (its range is done), a retryable
+  // reason, a local write error.
+  bool cut = false;
+  std::string retry_reason;
+  int write_errno = 0;
+  std::uint64_t received = 0;
+  char error_buffer[CURL_ERROR_SIZE] = {};
+
+  ~Transfer() {
+    if (headers != nullptr) {
+      curl_slist_free_all(headers);
+    }
+    if (easy != nullptr) {
+      curl_easy_cleanup(easy);
+    }
+  }
+};
+
+std::string trim(std::string text) {
+  while (!text.empty() && (text.back() == '\r' || text.back() == '\n' || text.back() == ' ')) {
+    text.pop_back();
+  }
+  size_t first = 0;
+  while (first < text.size() && text[first] == ' ') {
+    ++first;
+  }
+  return text.substr(first);
+}
+
+bool iequals_prefix(const std::string& line, const char* name) {
+  const size_t length = std::strlen(name);
+  return line.size() > length && strncasecmp(line.c_str(), name, length) == 0;
+}
+
+// "bytes a-b/total": a and total (nullopt for "*").
+bool parse_content_range(const std::string& text, std::uint64_t& first,
+                         std::optional<std::uint64_t>& total) {
+  unsigned long long a = 0;
+  unsigned long long b = 0;
+  char rest[32] = {};
+  if (std::sscanf(text.c_str(), "bytes %llu-%llu/%31s", &a, &b, rest) != 3) {
+    return false;
+  }
+  first = a;
+  total = std::nullopt;
+  if (std::strcmp(rest, "*") != 0) {
+    char* end = nullptr;
+    const unsigned long long value = std::strtoull(rest, &end, 10);
+    if (end == rest) {
+      return false;
+    }
+    total = value;
+  }
+  return true;
+}
+
+void global_init() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+class Downloader {
+ public:
+  Downloader(const std::string& url, const fs::path& target, const DownloadOptions& options)
+      : url_(url),
+        target_(target),
+        part_(part_path(target)),
+        state_file_(state_path(target)),
+        options_(options),
+        progress_(options.label.empty() ? url : options.label, options.progress) {
+    options_.connections = std::max(1, options_.connections);
+    options_.attempts = std::max(1, options_.attempts);
+  }
+
+  ~Downloader() {
+    transfers_.clear();
+    if (multi_ != nullptr) {
+      curl_multi_cleanup(multi_);
+    }
+    if (fd_ >= 0) {
+      ::close(fd_);
+    }
+  }
+
+  DownloadResult run() {
+    global_init();
+    multi_ = curl_multi_init();
+    curl_multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS, long(options_.connections));
+    fs::create_directories(target_.parent_path());
+    open_part();
+    try {
+      loop();
+    } catch (...) {
+      save_state();  // a stop or failure keeps what arrived for the next run
+      throw;
+    }
+    finish();
+    return result_;
+  }
+
+  // libcurl callbacks.
+  size_t on_header(Transfer& t, const char* data, size_t size) {
+    if (t.generation != generation_) {
+      return 0;
+    }
+    const std::string line(data, size);
+    if (line.rfind("HTTP/", 0) == 0) {
+      t.status = 0;
+      t.etag.clear();
+      t.last_modified.clear();
+      t.content_range.clear();
+      t.content_length.reset();
+      const size_t space = line.find(' ');
+      if (space != std::string::npos) {
+        t.status = std::strtol(line.c_str() + space + 1, nullptr, 10);
+      }
+    } else if (iequals_prefix(line, "etag:")) {
+      t.etag = trim(line.substr(5));
+    } else if (iequals_prefix(line, "last-modified:")) {
+      t.last_modified = trim(line.substr(14));
+    } else if (iequals_prefix(line, "content-range:")) {
+      t.content_range = trim(line.substr(14));
+    } else if (iequals_prefix(line, "content-length:")) {
+      t.content_length = std::strtoull(trim(line.substr(15)).c_str(), nullptr, 10);
+    } else if (trim(line).empty()) {
+      if (t.status == 200 || t.status == 206) {
+        ever_answered_ = true;
+        if (!on_response(t)) {
+          return 0;
+        }
+      } else if (t.status >= 400) {
+        ever_answered_ = true;  // FAILONERROR ends the transfer; the code says why
+      }
+    }
+    return size;
+  }
+
+  size_t on_body(Transfer& t, const char* data, size_t size) {
+    if (t.generation != generation_ || t.status == 0) {
+      return 0;
+    }
+    Segment& segment = segments_[t.segment];
+    const std::uint64_t position = segment.position();
+    const std::uint64_t take = std::min<std::uint64_t>(size, segment.remaining());
+    std::uint64_t written = 0;
+    while (written < take) {
+      const ssize_t n =
+          ::pwrite(fd_, data + written, take - written, static_cast<off_t>(position + written));
+      if (n < 0) {
+        if (errno == EINTR) {
+          continue;
+        }
+        t.write_errno = errno;
+        return 0;
+      }
+      written += static_cast<std::uint64_t>(n);
+    }
+    segment.done += take;
+    t.received += take;
+    result_.fetched += take;
+    if (take < size) {
+      t.cut = true;  // its range is done (it was split): end this transfer
+      return 0;
+    }
+    return size;
+  }
+
+ private:
+  // The response's headers are complete: a 200 or a 206 to this request.
+  bool on_response(Transfer& t) {
+    const std::string validator =
+        !t.etag.empty() && t.etag.rfind("W/", 0) != 0 ? t.etag : t.last_modified;
+    if (t.status == 206) {
+      std::uint64_t first = 0;
+      std::optional<std::uint64_t> total;
+      if (!parse_content_range(t.content_range, first, total) || first != t.request_offset) {
+        t.retry_reason = "the server answered another range (" + t.content_range + ")";
+        return false;
+      }
+      if (t.probe) {
+        if (!total) {
+          t.retry_reason = "the server gave no length (Content-Range " + t.content_range + ")";
+          return false;
+        }
+        start_ranged(t, *total, validator);
+        return true;
+      }
+      if (total && length_ != kUnknown && *total != length_) {
+        t.retry_reason = "the file changed on the server (length " + std::to_string(*total) +
+                         " instead of " + std::to_string(length_) + ")";
+        restart_requested_ = true;
+        return false;
+      }
+      if (!ranged_ && length_ != kUnknown) {
+        ranged_ = true;  // a resumed single stream: more connections may now help
+      }
+      return true;
+    }
+    // 200: the whole file from byte 0.
+    if (!t.probe && t.asked_range) {
+      spdlog::info(
+          "{}: the server ignored the range request (or the file changed): reading it "
+          "from byte 0 in one stream",
+          url_);
+    }
+    const int kept = generation_ + 1;
+    generation_ = kept;  // every other transfer is stale now
+    t.generation = kept;
+    if (::ftruncate(fd_, 0) != 0) {
+      t.write_errno = errno;
+      return false;
+    }
+    t.received = 0;
+    length_ = t.content_length ? *t.content_length : kUnknown;
+    validator_ = validator;
+    ranged_ = false;
+    segments_.assign(1, Segment{0, length_, 0});
+    segments_[0].active = true;
+    t.segment = 0;
+    t.request_offset = 0;
+    t.probe = false;
+    single_stream_ = true;
+    return true;
+  }
+
+  // The probe asked for the first min_split_bytes and learnt the length: it
+  // keeps its range, the rest is split among the other connections.
+  void start_ranged(Transfer& t, std::uint64_t total, const std::string& validator) {
+    length_ = total;
+    validator_ = validator;
+    ranged_ = true;
+    if (::ftruncate(fd_, static_cast<off_t>(total)) != 0) {
+      throw system_error("size the partial download", part_, errno);
+    }
+    const std::uint64_t first = std::min(total, probe_bytes());
+    segments_.assign(1, Segment{0, first, 0});
+    const std::uint64_t rest = total - first;
+    const std::uint64_t n =
+        rest == 0 ? 0
+                  : std::max<std::uint64_t>(
+                        1, std::min<std::uint64_t>(
+                               options_.connections > 1 ? options_.connections - 1 : 1,
+                               rest / std::max<std::uint64_t>(1, options_.min_split_bytes)));
+    for (std::uint64_t i = 0; i < n; ++i) {
+      segments_.push_back(Segment{first + rest * i / n, first + rest * (i + 1) / n, 0});
+    }
+    segments_[0].active = true;
+    t.segment = 0;
+    t.probe = false;
+  }
+
+  std::uint64_t probe_bytes() const { return std::max<std::uint64_t>(1, options_.min_split_bytes); }
+
+  void open_part() {
+    // A state of the same URL whose part has the recorded length: resume.
+    bool resumed = false;
+    if (const auto text = read_text_file(state_file_)) {
+      try {
+        const auto state = nlohmann::json::parse(*text);
+        struct stat info {};
+        if (state.at("url").get<std::string>() == url_ && ::stat(part_.c_str(), &info) == 0 &&
+            static_cast<std::uint64_t>(info.st_size) == state.at("length").get<std::uint64_t>() &&
+            !state.at("validator").get<std::string>().empty()) {
+          length_ = state.at("length").get<std::uint64_t>();
+          validator_ = state.at("validator").get<std::string>();
+          ranged_ = state.at("ranged").get<bool>();
+          for (const auto& item : state.at("segments")) {
+            Segment segment{item.at(0).get<std::uint64_t>(), item.at(1).get<std::uint64_t>(),
+                            item.at(2).get<std::uint64_t>()};
+            if (segment.end > length_ || segment.position() > segment.end) {
+              throw std::runtime_error("segment out of range");
+            }
+            segments_.push_back(segment);
+          }
+          resumed = !segments_.empty();
+        }
+      } catch (const std::exception& error) {
+        spdlog::debug("{}: state not used ({})", state_file_.string(), error.what());
+        segments_.clear();
+      }
+    }
+    fd_ = ::open(part_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | (resumed ? 0 : O_TRUNC), 0644);
+    if (fd_ < 0) {
+      throw system_error("open", part_, errno);
+    }
+    if (resumed) {
+      for (const Segment& segment : segments_) {
+        result_.resumed_from += segment.done;
+      }
+      spdlog::info("resuming {}: {} of {} already here", part_.filename().string(),
+                   human_bytes(double(result_.resumed_from)), human_bytes(double(length_)));
+      if (!ranged_ && segments_.size() == 1) {
+        single_stream_ = true;
+      }
+    } else {
+      reset_fresh();
+    }
+  }
+
+  void reset_fresh() {
+    length_ = kUnknown;
+    validator_.clear();
+    ranged_ = false;
+    single_stream_ = false;
+    segments_.assign(1, Segment{0, kUnknown, 0});
+    probe_pending_ = true;
+    std::error_code ignored;
+    fs::remove(state_file_, ignored);
+    if (fd_ >= 0 && ::ftruncate(fd_, 0) != 0) {
+      throw system_error("truncate", part_, errno);
+    }
+  }
+
+  void save_state() {
+    if (fd_ < 0 || length_ == kUnknown || validator_.empty()) {
+      return;
+    }
+    nlohmann::json segments = nlohmann::json::array();
+    for (const Segment& segment : segments_) {
+      segments.push_back({segment.start, segment.end, segment.done});
+    }
+    const nlohmann::json state = {{"url", url_},
+                                  {"validator", validator_},
+                                  {"length", length_},
+                                  {"ranged", ranged_},
+                                  {"segments", segments}};
+    // The recorded bytes are in the part before the state says so.
+    ::fdatasync(fd_);
+    const fs::path temporary = state_file_.string() + ".tmp";
+    try {
+      write_text_file(temporary, state.dump());
+      fs::rename(temporary, state_file_);
+    } catch (const std::exception& error) {
+      spdlog::debug("cannot save the download state: {}", error.what());
+    }
+  }
+
+  int active_transfers() const {
+    int count = 0;
+    for (const auto& t : transfers_) {
+      if (t->generation == generation_) {
+        ++count;
+      }
+    }
+    return count;
+  }
+
+  void start(size_t index, bool probe) {
+    auto t = std::make_unique<Transfer>();
+    t->owner = this;
+    t->generation = generation_;
+    t->segment = index;
+    t->probe = probe;
+    Segment& segment = segments_[index];
+    if (single_stream_ && segment.done > 0 && validator_.empty()) {
+      segment.done = 0;  // no validator: a resumed stream could mix two files
+    }
+    t->request_offset = segment.position();
+    t->easy = curl_easy_init();
+    if (t->easy == nullptr) {
+      throw Error("cannot start a download: libcurl is out of memory");
+    }
+    CURL* easy = t->easy;
+    curl_easy_setopt(easy, CURLOPT_URL, url_.c_str());
+    curl_easy_setopt(easy, CURLOPT_PRIVATE, t.get());
+    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(easy, CURLOPT_MAXREDIRS, 10L);
+    curl_easy_setopt(easy, CURLOPT_FAILONERROR, 1L);
+    curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT, long(options_.connect_timeout_seconds));
+    curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, options_.stall_bytes_per_second);
+    curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, long(options_.stall_seconds));
+    curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, t->error_buffer);
+    curl_easy_setopt(easy, CURLOPT_USERAGENT, "ascend-setup/" ASCEND_SETUP_VERSION);
+    if (options_.ca_bundle) {
+      curl_easy_setopt(easy, CURLOPT_CAINFO, options_.ca_bundle->c_str());
+    }
+    if (options_.ca_directory) {
+      curl_easy_setopt(easy, CURLOPT_CAPATH, options_.ca_directory->c_str());
+    }
+    curl_easy_setopt(
+        easy, CURLOPT_HEADERFUNCTION,
+        +[](char* data, size_t size, size_t count, void* user) -> size_t {
+          auto* transfer = static_cast<Transfer*>(user);
+          return transfer->owner->on_header(*transfer, data, size * count);
+        });
+    curl_easy_setopt(easy, CURLOPT_HEADERDATA, t.get());
+    curl_easy_setopt(
+        easy, CURLOPT_WRITEFUNCTION,
+        +[](char* data, size_t size, size_t count, void* user) -> size_t {
+          auto* transfer = static_cast<Transfer*>(user);
+          return transfer->owner->on_body(*transfer, data, size * count);
+        });
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, t.get());
+    std::string range;
+    if (probe) {
+      // The first range: its answer gives the length (Content-Range) without
+      // sending more than this connection's share.
+      range = "Range: bytes=0-" + std::to_string(probe_bytes() - 1);
+    } else if (t->request_offset > 0 || (segment.end != kUnknown && segment.end != length_)) {
+      range = "Range: bytes=" + std::to_string(t->request_offset) + "-" +
+              (segment.end == kUnknown ? std::string() : std::to_string(segment.end - 1));
+    }
+    if (!range.empty()) {
+      t->asked_range = true;
+      t->headers = curl_slist_append(t->headers, range.c_str());
+      if (!probe && !validator_.empty()) {
+        t->headers = curl_slist_append(t->headers, ("If-Range: " + validator_).c_str());
+      }
+      curl_easy_setopt(easy, CURLOPT_HTTPHEADER, t->headers);
+    }
+    segment.active = true;
+    curl_multi_add_handle(multi_, easy);
+    transfers_.push_back(std::move(t));
+  }
+
+  // Starts what may start now: pending segments, then a split of the largest
+  // remaining range for an idle connection.
+  void schedule() {
+    if (restart_requested_) {
+      restart_requested_ = false;
+      if (++restarts_ > kMaxRestarts) {
+        throw DownloadError("the file kept changing on the server while it was downloaded", false);
+      }
+      ++generation_;
+      reset_fresh();
+    }
+    const auto now = Clock::now();
+    if (probe_pending_) {
+      if (active_transfers() == 0 && now >= segments_[0].not_before) {
+        probe_pending_ = false;
+        start(0, true);
+      }
+      return;
+    }
+    for (size_t i = 0; i < segments_.size(); ++i) {
+      if (active_transfers() >= options_.connections) {
+        return;
+      }
+      Segment& segment = segments_[i];
+      if (!segment.active && !segment.complete() && now >= segment.not_before) {
+        start(i, false);
+      }
+    }
+    while (ranged_ && active_transfers() < options_.connections) {
+      size_t largest = segments_.size();
+      for (size_t i = 0; i < segments_.size(); ++i) {
+        const Segment& segment = segments_[i];
+        if (segment.active && segment.remaining() >= 2 * options_.min_split_bytes &&
+            (largest == segments_.size() || segment.remaining() > segments_[largest].remaining())) {
+          largest = i;
+        }
+      }
+      if (largest == segments_.size()) {
+        return;
+      }
+      Segment& old = segments_[largest];
+      const std::uint64_t middle = old.position() + old.remaining() / 2;
+      Segment split{middle, old.end, 0};
+      old.end = middle;
+      segments_.push_back(split);
+      start(segments_.size() - 1, false);
+    }
+  }
+
+  std::chrono::milliseconds backoff(int failures) const {
+    auto delay = options_.backoff;
+    for (int i = 1; i < failures && delay < std::chrono::seconds(30); ++i) {
+      delay *= 2;
+    }
+    return std::min<std::chrono::milliseconds>(delay, std::chrono::seconds(30));
+  }
+
+  // A finished transfer: done, retried later, or the end of the download.
+  void on_done(Transfer& t, CURLcode code) {
+    if (t.generation != generation_) {
+      return;
+    }
+    Segment& segment = segments_[t.segment];
+    segment.active = false;
+    if (t.write_errno != 0) {
+      throw system_error("write", part_, t.write_errno);
+    }
+    long status = 0;
+    curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &status);
+    std::string reason;
+    bool retryable = true;
+    if (code == CURLE_OK || t.cut) {
+      if (segment.end == kUnknown && code == CURLE_OK) {
+        segment.end = segment.position();  // a stream of unknown length ended cleanly
+        length_ = segment.end;
+      }
+      if (segment.complete()) {
+        if (t.received > 0) {
+          segment.failures = 0;
+        }
+        return;
+      }
+      reason = "the server sent fewer bytes than announced";
+    } else if (!t.retry_reason.empty()) {
+      reason = t.retry_reason;
+    } else {
+      reason = t.error_buffer[0] != '\0' ? std::string(t.error_buffer) : curl_easy_strerror(code);
+      switch (code) {
+        case CURLE_COULDNT_RESOLVE_HOST:
+        case CURLE_COULDNT_RESOLVE_PROXY:
+          throw DownloadError(reason, !ever_answered_);
+        case CURLE_HTTP_RETURNED_ERROR:
+          retryable = status >= 500 || status == 429 || status == 408;
+          reason = "HTTP " + std::to_string(status);
+          break;
+        case CURLE_COULDNT_CONNECT:
+        case CURLE_OPERATION_TIMEDOUT:
+        case CURLE_PARTIAL_FILE:
+        case CURLE_RECV_ERROR:
+        case CURLE_SEND_ERROR:
+        case CURLE_GOT_NOTHING:
+        case CURLE_HTTP2:
+        case CURLE_HTTP2_STREAM:
+        case CURLE_SSL_CONNECT_ERROR:
+        case CURLE_WRITE_ERROR:
+          if (code == CURLE_OPERATION_TIMEDOUT) {
+            reason = "stalled (" + reason + ")";
+          }
+          break;
+        default:
+          retryable = false;
+      }
+    }
+    if (!retryable) {
+      throw DownloadError(reason, !ever_answered_);
+    }
+    segment.failures = t.received > 0 ? 1 : segment.failures + 1;
+    ++result_.retries;
+    if (segment.failures >= options_.attempts || result_.retries > 16 * options_.attempts) {
+      throw DownloadError(reason + " (gave up after " + std::to_string(segment.failures) +
+                              " attempts in a row, " + std::to_string(result_.retries) +
+                              " retries in all)",
+                          !ever_answered_);
+    }
+    const auto delay = backoff(segment.failures);
+    segment.not_before = Clock::now() + delay;
+    if (t.probe || (single_stream_ && segment.done == 0 && length_ == kUnknown)) {
+      probe_pending_ = true;
+      segments_.assign(1, Segment{0, kUnknown, 0, segment.failures, segment.not_before});
+      length_ = kUnknown;
+    }
+    spdlog::warn("{}: {}; retrying from byte {} in {:.1f} s (attempt {} of {})", url_, reason,
+                 segments_[std::min(t.segment, segments_.size() - 1)].position(),
+                 double(delay.count()) / 1000.0, segment.failures + 1, options_.attempts);
+  }
+
+  bool complete() const {
+    if (probe_pending_ || length_ == kUnknown) {
+      return false;
+    }
+    for (const Segment& segment : segments_) {
+      if (!segment.complete() || segment.active) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  std::uint64_t bytes_done() const {
+    std::uint64_t done = 0;
+    for (const Segment& segment : segments_) {
+      done += segment.done;
+    }
+    return done;
+  }
+
+  void loop() {
+    auto last_save = Clock::now();
+    // Bounded: every pass either moves bytes, waits for a backoff (bounded by
+    // the attempts) or ends; a pass lasts at most 200 ms.
+    while (true) {
+      throw_if_stopped();
+      schedule();
+      if (complete() && active_transfers() == 0) {
+        return;
+      }
+      int running = 0;
+      curl_multi_perform(multi_, &running);
+      int queued = 0;
+      while (CURLMsg* message = curl_multi_info_read(multi_, &queued)) {
+        if (message->msg != CURLMSG_DONE) {
+          continue;
+        }
+        Transfer* done = nullptr;
+        curl_easy_getinfo(message->easy_handle, CURLINFO_PRIVATE, &done);
+        const CURLcode code = message->data.result;
+        curl_multi_remove_handle(multi_, message->easy_handle);
+        auto owned = std::find_if(transfers_.begin(), transfers_.end(),
+                                  [done](const auto& item) { return item.get() == done; });
+        std::unique_ptr<Transfer> transfer = std::move(*owned);
+        transfers_.erase(owned);
+        on_done(*transfer, code);
+      }
+      // Stale transfers (a restart from 0): removed without a word.
+      for (auto it = transfers_.begin(); it != transfers_.end();) {
+        if ((*it)->generation != generation_) {
+          curl_multi_remove_handle(multi_, (*it)->easy);
+          it = transfers_.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      progress_.update(bytes_done(), length_ == kUnknown ? std::nullopt : std::optional(length_),
+                       active_transfers());
+      if (Clock::now() - last_save >= std::chrono::seconds(1)) {
+        save_state();
+        last_save = Clock::now();
+      }
+      curl_multi_poll(multi_, nullptr, 0, 200, nullptr);
+    }
+  }
+
+  void finish() {
+    struct stat info {};
+    if (::fstat(fd_, &info) != 0) {
+      throw system_error("inspect", part_, errno);
+    }
+    if (static_cast<std::uint64_t>(info.st_size) != length_ || bytes_done() != length_) {
+      throw DownloadError("the download has " + std::to_string(info.st_size) + " bytes, not the " +
+                              std::to_string(length_) + " the server announced",
+                          false);
+    }
+    if (::fdatasync(fd_) != 0) {
+      throw system_error("flush", part_, errno);
+    }
+    ::close(fd_);
+    fd_ = -1;
+    std::error_code ignored;
+    fs::remove(state_file_, ignored);
+    fs::rename(part_, target_);
+    result_.size = length_;
+    result_.ranged = ranged_;
+    progress_.finish(length_,
+                     fmt::format("{} fetched by this run{}{}", human_bytes(double(result_.fetched)),
+                                 ranged_ ? "" : ", one stream (no ranges)",
+                                 result_.retries > 0 ? fmt::format(", {} retries", result_.retries)
+                                                     : std::string()));
+  }
+
+  std::string url_;
+  fs::path target_;
+  fs::path part_;
+  fs::path state_file_;
+  DownloadOptions options_;
+  DownloadProgress progress_;
+  DownloadResult result_;
+  CURLM* multi_ = nullptr;
+  int fd_ = -1;
+  std::vector<std::unique_ptr<Transfer>> transfers_;
+  std::vector<Segment> segments_;
+  std::uint64_t length_ = kUnknown;
+  std::string validator_;
+  bool ranged_ = false;
+  bool single_stream_ = false;
+  bool probe_pending_ = false;
+  bool restart_requested_ = false;
+  bool ever_answered_ = false;
+  int restarts_ = 0;
+  int generation_ = 0;
+};
+
+int positive(EnvVar var, int fallback, int max) {
+  const auto text = env_value(var, nullptr);
+  if (!text || text->empty()) {
+    return fallback;
+  }
+  char* end = nullptr;
+  const long value = std::strtol(text->c_str(), &end, 10);
+  if (*end != '\0' || value < 1 || value > max) {
+    throw Error(env_name(var, nullptr) + "=" + *text + " is not a whole number from 1 to " +
+                    std::to_string(max),
+                exit_code::usage);
+  }
+  return static_cast<int>(value);
+}
+
+}  // namespace
+
+fs::path part_path(const fs::path& target) { return target.string() + ".part"; }
+fs::path state_path(const fs::path& target) { return target.string() + ".part.state"; }
+
+DownloadOptions download_options_from_environment() {
+  DownloadOptions options;
+  options.connections = positive(EnvVar::download_connections, options.connections, 64);
+  options.attempts = positive(EnvVar::download_attempts, options.attempts, 1000);
+  options.stall_seconds = positive(EnvVar::download_stall_seconds, options.stall_seconds, 3600);
+  options.backoff = std::chrono::milliseconds(
+      positive(EnvVar::download_backoff_ms, int(options.backoff.count()), 600000));
+  for (EnvVar var : {EnvVar::curl_ca_bundle, EnvVar::ssl_cert_file, EnvVar::requests_ca_bundle}) {
+    if (auto value = env_value(var, nullptr); value && !value->empty()) {
+      options.ca_bundle = value;
+      break;
+    }
+  }
+  if (auto value = env_value(EnvVar::ssl_cert_dir, nullptr); value && !value->empty()) {
+    options.ca_directory = value;
+  }
+  return options;
+}
+
+DownloadResult download_file(const std::string& url, const fs::path& target,
+                             const DownloadOptions& options) {
+  Downloader downloader(url, target, options);
+  return downloader.run();
+}
+
+}  // namespace ascend_setup

@@ -1,0 +1,60 @@
+// Upstream's get_thirdparty_packages downloads each prebuilt package (LLVM
+// first) with urllib straight into tarfile: one 300 s socket timeout, no
+// resume, a half-unpacked directory when it dies. The override fetches every
+// package upstream would download (not given by its syspath variable, not
+// cached with its URL in version.txt, not an offline build) with
+// ascend-setup's downloader into upstream's own cache directory first
+// (base/download/package_fetch.hpp), then calls upstream's function, which
+// finds each package cached and does the rest (its -D arguments, the symlink).
+#include "host/overrides/overrides.hpp"
+
+#include "base/download/package_fetch.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace py = pybind11;
+
+namespace ascend_setup {
+
+void override_thirdparty_packages(const OverrideContext& context) {
+  py::object original = context.upstream("get_thirdparty_packages");
+  py::object cache_path = context.upstream("get_triton_cache_path");
+  py::object offline = context.upstream("is_offline_build");
+
+  py::cpp_function replacement(
+      [original, cache_path, offline](py::object packages) -> py::object {
+        if (!py::bool_(offline())) {
+          py::object environ = py::module_::import("os").attr("environ");
+          const std::filesystem::path cache = py::str(cache_path()).cast<std::string>();
+          std::optional<DownloadOptions> options;
+          for (py::handle package : packages) {
+            const std::string url = py::str(package.attr("url"));
+            const std::string syspath = py::str(package.attr("syspath_var_name"));
+            // Upstream downloads only when the syspath variable is absent (even
+            // an empty one counts as given) and version.txt differs.
+            if (url.empty() || (!syspath.empty() && environ.contains(syspath))) {
+              continue;
+            }
+            const PackageSpec spec{url,
+                                   cache / py::str(package.attr("package")).cast<std::string>(),
+                                   py::str(package.attr("name"))};
+            if (package_cached(spec)) {
+              continue;
+            }
+            if (!options) {
+              options = download_options_from_environment();
+            }
+            DownloadOptions these = *options;
+            these.label = spec.name.empty() ? spec.root_dir.filename().string() : spec.name;
+            fetch_package(spec, these);
+          }
+        }
+        return original(packages);
+      },
+      py::name("get_thirdparty_packages"), py::arg("packages"),
+      py::doc("ascend-setup: each package fetched by ascend-setup's downloader first, then "
+              "upstream's get_thirdparty_packages"));
+  context.replace("get_thirdparty_packages", replacement);
+}
+
+}  // namespace ascend_setup
