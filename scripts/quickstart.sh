@@ -16,11 +16,12 @@ packages=(
   python3 python3-dev python3-setuptools python3-wheel python3-pybind11 pybind11-dev
   libexpat1-dev zlib1g-dev
   libgit2-dev libpcre2-dev libssl-dev libspdlog-dev libfmt-dev libcli11-dev libtomlplusplus-dev
-  nlohmann-json3-dev
+  nlohmann-json3-dev libcurl4-openssl-dev libarchive-dev
 )
 test_packages=(
   clang lld libclang-rt-14-dev binutils util-linux python3-venv python3-pip python3-build
   python3-setuptools-whl python3-wheel-whl python3-pip-whl libgtest-dev googletest
+  nginx-light curl
 )
 [ "$mode" = test ] && packages+=("${test_packages[@]}")
 missing=()
