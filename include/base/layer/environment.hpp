@@ -38,6 +38,8 @@ enum class EnvVar {
   llvm_system_suffix,  // [llvm] suffix_env
   ir_tag,              // [build] ir_tag_env
   cmake_args,          // [coverage] cmake_args_env (upstream's extra cmake arguments)
+  source_date_epoch,   // SOURCE_DATE_EPOCH (the wheel's entry dates)
+  native_wheel,        // ASCEND_SETUP_NATIVE_WHEEL (the native wheel writer on or off)
 };
 
 // The variable's name (from the profile; the tool's own need none).
