@@ -35,7 +35,8 @@ class NativeWheelTest : public ExampleTreeTest {
   }
   // "<compressed> compressed, <reused> reused" from the summary line.
   static std::pair<int, int> counts(const std::string& err) {
-    static const std::regex line(R"((\d+) compressed, (\d+) reused from the previous wheel)");
+    static const std::regex line(
+        R"(build summary: wheel .*?(\d+) compressed, (\d+) reused from the previous wheel)");
     std::smatch match;
     if (!std::regex_search(err, match, line)) {
       ADD_FAILURE() << "no summary line in:\n" << err;
@@ -94,7 +95,7 @@ TEST_F(NativeWheelTest, SameTreeAsTheWheelPackagesWriterReproducibleAndReused) {
   // Nothing changed: byte-identical, everything but RECORD copied.
   const auto again = build();
   ASSERT_EQ(again.exit_code, 0) << again.err;
-  EXPECT_EQ(read_file(wheel), native_bytes) << "SOURCE_DATE_EPOCH: the same input, the same wheel";
+  EXPECT_TRUE(read_file(wheel) == native_bytes) << "SOURCE_DATE_EPOCH: the same input, the same wheel";
   const auto [compressed, reused] = counts(again.err);
   EXPECT_EQ(compressed, 1) << "RECORD alone";
   EXPECT_GT(reused, 10);
@@ -154,7 +155,7 @@ TEST_F(NativeWheelTest, SameTreeAsTheWheelPackagesWriterReproducibleAndReused) {
   EXPECT_TRUE(found);
 }
 
-// The writer's writes to its partial file refused at the 2nd and 40th write,
+// The writer's writes to its partial file refused at the 2nd and 12th write,
 // and the process killed at the 3rd: the previous wheel stays as it was and
 // no partial file is left (but by the kill, whose file is not a *.whl).
 TEST_F(NativeWheelTest, AWriteRefusedOrKilledMidwayLeavesNoNewWheel_FailNthWrite) {
@@ -163,13 +164,13 @@ TEST_F(NativeWheelTest, AWriteRefusedOrKilledMidwayLeavesNoNewWheel_FailNthWrite
   const std::string before = read_file(wheel);
   const fs::path edited = tree / "python" / "triton" / "__init__.py";
   write_file(edited, read_file(edited) + "# an edit\n");
-  for (const int nth : {2, 40}) {
+  for (const int nth : {2, 12}) {
     const auto refused = build({{"LD_PRELOAD", FAIL_NTH_WRITE},
                                 {"FAIL_WRITE_MATCH", ".whl.part-"},
                                 {"FAIL_WRITE_NTH", std::to_string(nth)}});
     EXPECT_NE(refused.exit_code, 0) << "write " << nth << ": " << refused.err;
     EXPECT_NE(refused.err.find("Input/output error"), std::string::npos) << refused.err;
-    EXPECT_EQ(read_file(wheel), before) << "write " << nth;
+    EXPECT_TRUE(read_file(wheel) == before) << "write " << nth;
     for (const auto& entry : fs::directory_iterator(tree / "dist")) {
       EXPECT_EQ(entry.path(), wheel) << "left behind: " << entry.path();
     }
@@ -179,7 +180,7 @@ TEST_F(NativeWheelTest, AWriteRefusedOrKilledMidwayLeavesNoNewWheel_FailNthWrite
                              {"FAIL_WRITE_NTH", "3"},
                              {"FAIL_WRITE_KILL", "1"}});
   EXPECT_NE(killed.exit_code, 0);
-  EXPECT_EQ(read_file(wheel), before);
+  EXPECT_TRUE(read_file(wheel) == before);
   EXPECT_EQ(files_in(tree / "dist", ".whl"), std::vector<fs::path>{wheel});
 
   // No previous wheel: nothing at all is left.

@@ -431,6 +431,7 @@ class EntryWriter {
     if (old == nullptr || row == previous_->record.end() || old->method != entry.method ||
         old->size != source.size || row->second.size != std::to_string(source.size) ||
         row->second.hash.rfind("sha256=", 0) != 0) {
+      spdlog::trace("wheel: {} has no like entry in the previous wheel", entry.name);
       return std::nullopt;
     }
     uint64_t offset = 0;
@@ -474,7 +475,10 @@ class EntryWriter {
     const bool intact = checked.get();
     throw_if_stopped();
     if (*hash != row->second.hash || *crc != old->crc) {
-      hash = std::nullopt;  // hashed again while compressing
+      spdlog::debug("wheel: {} changed since the previous wheel", entry.name);
+      if (!source.known_hash) {
+        hash = std::nullopt;  // hashed again while compressing
+      }
       return std::nullopt;
     }
     if (!intact) {

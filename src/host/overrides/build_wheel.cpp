@@ -25,11 +25,13 @@
 #include <spdlog/spdlog.h>
 
 #include <fnmatch.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
 
 #include <iostream>
+#include <map>
 #include <set>
 
 namespace py = pybind11;
@@ -86,7 +88,17 @@ void repair_wheel(const Profile& profile, const PlatformInfo& platform, const fs
         (built.empty() ? std::string("none") : std::to_string(built.size()) + ": " + join(names)));
   }
   const fs::path wheel = *built.begin();
-  const std::set<fs::path> before = wheels_in(dist_dir, "*.whl");
+  // What is there before, by inode and time: auditwheel may write over a
+  // repaired wheel of an earlier build.
+  std::map<fs::path, std::pair<ino_t, long long>> before;
+  const auto identity = [](const fs::path& path) {
+    struct stat st {};
+    ::stat(path.c_str(), &st);
+    return std::pair<ino_t, long long>(st.st_ino, st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec);
+  };
+  for (const auto& existing : wheels_in(dist_dir, "*.whl")) {
+    before[existing] = identity(existing);
+  }
 
   const auto start = std::chrono::steady_clock::now();
   const bool level_zero = native && auditwheel_has_compression_level();
@@ -134,7 +146,8 @@ void repair_wheel(const Profile& profile, const PlatformInfo& platform, const fs
     }
   } else {
     for (const auto& candidate : wheels_in(dist_dir, "*.whl")) {
-      if (before.count(candidate) == 0) {
+      const auto found = before.find(candidate);
+      if (candidate != wheel && (found == before.end() || found->second != identity(candidate))) {
         repaired.push_back(candidate);
       }
     }
