@@ -103,7 +103,9 @@ def main():
         env.pop(name, None)
     env.update({"LLVM_SYSPATH": os.path.join(ROOT, "examples", "stub-llvm"),
                 "TRITON_OFFLINE_BUILD": "1", "TRITON_HOME": os.path.join(work, "home"),
-                "MAX_JOBS": env.get("MAX_JOBS", "2")})
+                "MAX_JOBS": env.get("MAX_JOBS", "2"),
+                # python3 on PATH is the interpreter running the bench (as in the tests)
+                "PATH": os.path.dirname(sys.executable) + ":" + env.get("PATH", "/usr/bin:/bin")})
     python_env = dict(env, **DEFAULTS)
     ignore = shutil.ignore_patterns("build", "dist", "*.egg-info", "__pycache__")
     trees = {}

@@ -95,7 +95,8 @@ TEST_F(NativeWheelTest, SameTreeAsTheWheelPackagesWriterReproducibleAndReused) {
   // Nothing changed: byte-identical, everything but RECORD copied.
   const auto again = build();
   ASSERT_EQ(again.exit_code, 0) << again.err;
-  EXPECT_TRUE(read_file(wheel) == native_bytes) << "SOURCE_DATE_EPOCH: the same input, the same wheel";
+  EXPECT_TRUE(read_file(wheel) == native_bytes)
+      << "SOURCE_DATE_EPOCH: the same input, the same wheel";
   const auto [compressed, reused] = counts(again.err);
   EXPECT_EQ(compressed, 1) << "RECORD alone";
   EXPECT_GT(reused, 10);
@@ -112,9 +113,10 @@ TEST_F(NativeWheelTest, SameTreeAsTheWheelPackagesWriterReproducibleAndReused) {
   const fs::path native_wheel = dir.path() / "native" / wheel.filename();
   EXPECT_EQ(describe(native_wheel), describe(python_wheel));
   for (const auto* which : {"native", "python"}) {
-    must_run({SYSTEM_PYTHON, "-m", "wheel", "unpack", "-d", (dir.path() / "unpacked" / which).string(),
-              (dir.path() / which / wheel.filename()).string()},
-             dir.path());
+    must_run(
+        {SYSTEM_PYTHON, "-m", "wheel", "unpack", "-d", (dir.path() / "unpacked" / which).string(),
+         (dir.path() / which / wheel.filename()).string()},
+        dir.path());
   }
   EXPECT_EQ(tree_listing(dir.path() / "unpacked" / "native"),
             tree_listing(dir.path() / "unpacked" / "python"));
@@ -147,7 +149,8 @@ TEST_F(NativeWheelTest, SameTreeAsTheWheelPackagesWriterReproducibleAndReused) {
            dir.path());
   bool found = false;
   for (const auto& entry : fs::recursive_directory_iterator(dir.path() / "edited")) {
-    if (entry.path().filename() == "__init__.py" && entry.path().parent_path().filename() == "triton") {
+    if (entry.path().filename() == "__init__.py" &&
+        entry.path().parent_path().filename() == "triton") {
       EXPECT_TRUE(read_file(entry.path()).ends_with("# an edit\n"));
       found = true;
     }
@@ -211,14 +214,15 @@ TEST_F(NativeWheelTest, ManylinuxRepairDeflatesOnce_AuditwheelStandIn) {
   const std::string described = describe(wheel);
   must_run({SYSTEM_PYTHON, "-m", "zipfile", "-t", wheel.string()}, dir.path());
   // Deflated: the stored data of libtriton.so would be larger than the wheel.
-  const std::string sizes = must_run(
-      {SYSTEM_PYTHON, "-c",
-       "import sys, zipfile\n"
-       "z = zipfile.ZipFile(sys.argv[1])\n"
-       "print(sum(i.file_size for i in z.infolist()) > sum(i.compress_size for i in z.infolist()),\n"
-       "      all(i.compress_type == zipfile.ZIP_DEFLATED for i in z.infolist()))\n",
-       wheel.string()},
-      dir.path());
+  const std::string sizes =
+      must_run({SYSTEM_PYTHON, "-c",
+                "import sys, zipfile\n"
+                "z = zipfile.ZipFile(sys.argv[1])\n"
+                "print(sum(i.file_size for i in z.infolist()) > sum(i.compress_size for i in "
+                "z.infolist()),\n"
+                "      all(i.compress_type == zipfile.ZIP_DEFLATED for i in z.infolist()))\n",
+                wheel.string()},
+               dir.path());
   EXPECT_EQ(sizes, "True True\n");
   EXPECT_NE(repaired.err.find("repair "), std::string::npos);
 

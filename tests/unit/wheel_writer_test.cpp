@@ -3,10 +3,10 @@
 // store, the same entries, metadata and RECORD when deflating, reproducible
 // with SOURCE_DATE_EPOCH, ZIP64 past 4 GiB (a sparse file), reuse of
 // unchanged entries only, and auditwheel's level-0 output deflated again.
+#include "base/wheel/wheel_writer.hpp"
 #include "base/util/error.hpp"
 #include "base/wheel/parallel_deflate.hpp"
 #include "base/wheel/record.hpp"
-#include "base/wheel/wheel_writer.hpp"
 #include "base/wheel/zip_reader.hpp"
 
 #include "test_support.hpp"
@@ -28,8 +28,8 @@ const std::string wheel_name = "demo_pkg-1.0-cp311-cp311-linux_x86_64.whl";
 // Text-like and binary-like bytes that compress as code does, not as zeros.
 std::string compressible(size_t size, unsigned seed) {
   std::mt19937 random(seed);
-  static const char* words[] = {"return ", "self.", "module", "(x, y)", "\n    ", "= None",
-                                "import ", "0x7f3a", "\x00\x01", "triton", "_C.so", "llvm::"};
+  static const char* words[] = {"return ", "self.",  "module",   "(x, y)", "\n    ", "= None",
+                                "import ", "0x7f3a", "\x00\x01", "triton", "_C.so",  "llvm::"};
   std::string out;
   while (out.size() < size) {
     out += words[random() % 12];
@@ -64,9 +64,11 @@ fs::path make_bdist(const fs::path& dir) {
   fs::create_directories(base / "demo" / "data");
   fs::create_directory_symlink("../demo/data", base / "demo" / "dir_link");
   write_file(base / "a_first.py", "x = 1\n");
-  write_file(base / "demo_pkg-1.0.dist-info" / "METADATA", "Metadata-Version: 2.1\nName: demo-pkg\nVersion: 1.0\n");
+  write_file(base / "demo_pkg-1.0.dist-info" / "METADATA",
+             "Metadata-Version: 2.1\nName: demo-pkg\nVersion: 1.0\n");
   write_file(base / "demo_pkg-1.0.dist-info" / "WHEEL",
-             "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\nTag: cp311-cp311-linux_x86_64\n");
+             "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\nTag: "
+             "cp311-cp311-linux_x86_64\n");
   write_file(base / "demo_pkg-1.0.dist-info" / "top_level.txt", "demo\n");
   write_file(base / "demo_pkg-1.0.dist-info" / "RECORD", "stale,,\n");  // left out, as by WheelFile
   return base;
@@ -134,7 +136,8 @@ TEST(WheelWriter, DeflatedWheelHasTheWheelPackagesEntriesMetadataAndRecord) {
   TempDir dir;
   const fs::path base = make_bdist(dir.path());
   python_write(base, dir.path() / "python" / wheel_name, false, "1700000000");
-  const auto stats = native_write(base, dir.path() / "native" / wheel_name, zip_deflated, 1700000000);
+  const auto stats =
+      native_write(base, dir.path() / "native" / wheel_name, zip_deflated, 1700000000);
   const std::string native = describe(dir.path() / "native" / wheel_name);
   EXPECT_EQ(native, describe(dir.path() / "python" / wheel_name));
   EXPECT_TRUE(contains(native, "demo/ünïcode.txt"));
@@ -155,7 +158,8 @@ TEST(WheelWriter, FileDatesWithoutSourceDateEpochAreTheMtimes) {
   const fs::path base = make_bdist(dir.path());
   for (const auto& entry : fs::recursive_directory_iterator(base)) {
     if (entry.is_regular_file() && !entry.is_symlink()) {
-      fs::last_write_time(entry.path(), fs::file_time_type::clock::now() - std::chrono::hours(24 * 400));
+      fs::last_write_time(entry.path(),
+                          fs::file_time_type::clock::now() - std::chrono::hours(24 * 400));
     }
   }
   native_write(base, dir.path() / "native" / wheel_name, zip_deflated, std::nullopt);
@@ -171,7 +175,8 @@ TEST(WheelWriter, FileDatesWithoutSourceDateEpochAreTheMtimes) {
     }
     return out;
   };
-  EXPECT_EQ(entries(dir.path() / "native" / wheel_name), entries(dir.path() / "python" / wheel_name));
+  EXPECT_EQ(entries(dir.path() / "native" / wheel_name),
+            entries(dir.path() / "python" / wheel_name));
 }
 
 TEST(WheelWriter, TheSameInputWithSourceDateEpochGivesAByteIdenticalWheel) {
@@ -180,7 +185,8 @@ TEST(WheelWriter, TheSameInputWithSourceDateEpochGivesAByteIdenticalWheel) {
   native_write(base, dir.path() / "one" / wheel_name, zip_deflated, 1600000000);
   fs::last_write_time(base / "demo" / "core.py", fs::file_time_type::clock::now());
   native_write(base, dir.path() / "two" / wheel_name, zip_deflated, 1600000000);
-  EXPECT_TRUE(read_file(dir.path() / "one" / wheel_name) == read_file(dir.path() / "two" / wheel_name));
+  EXPECT_TRUE(read_file(dir.path() / "one" / wheel_name) ==
+              read_file(dir.path() / "two" / wheel_name));
 }
 
 TEST(WheelWriter, UnchangedEntriesAreCopiedFromThePreviousWheelChangedOnesCompressed) {
@@ -237,7 +243,8 @@ TEST(WheelWriter, ChunksJoinIntoOneStreamThatZlibReads) {
     TempDir dir;
     write_file(dir.path() / "bdist" / "f.bin", compressible(size, static_cast<unsigned>(size)));
     native_write(dir.path() / "bdist", dir.path() / wheel_name, zip_deflated, 1600000000);
-    must_run({SYSTEM_PYTHON, "-m", "zipfile", "-t", (dir.path() / wheel_name).string()}, dir.path());
+    must_run({SYSTEM_PYTHON, "-m", "zipfile", "-t", (dir.path() / wheel_name).string()},
+             dir.path());
   }
 }
 
@@ -264,20 +271,20 @@ TEST(WheelWriter, Zip64PastFourGibibytesFromASparseFile) {
   options.source_date_epoch = 1600000000;
   write_wheel(options);
   EXPECT_LT(fs::file_size(options.wheel), uint64_t{64} << 20);
-  const std::string out = must_run(
-      {SYSTEM_PYTHON, "-c",
-       "import sys, zipfile, zlib\n"
-       "with zipfile.ZipFile(sys.argv[1]) as z:\n"
-       "    big = z.getinfo('big/huge.bin')\n"
-       "    crc = 0\n"
-       "    with z.open(big) as f:\n"  // reads it all: the CRC is checked at the end
-       "        while True:\n"
-       "            block = f.read(1 << 24)\n"
-       "            if not block: break\n"
-       "            tail = block[-3:]\n"
-       "    print(big.file_size, tail.decode(), z.read('z_after.txt').decode().strip())\n",
-       options.wheel.string()},
-      dir.path());
+  const std::string out =
+      must_run({SYSTEM_PYTHON, "-c",
+                "import sys, zipfile, zlib\n"
+                "with zipfile.ZipFile(sys.argv[1]) as z:\n"
+                "    big = z.getinfo('big/huge.bin')\n"
+                "    crc = 0\n"
+                "    with z.open(big) as f:\n"  // reads it all: the CRC is checked at the end
+                "        while True:\n"
+                "            block = f.read(1 << 24)\n"
+                "            if not block: break\n"
+                "            tail = block[-3:]\n"
+                "    print(big.file_size, tail.decode(), z.read('z_after.txt').decode().strip())\n",
+                options.wheel.string()},
+               dir.path());
   EXPECT_EQ(out, std::to_string(size) + " end after the big one\n");
   ZipReader zip(options.wheel);
   ASSERT_NE(zip.find("big/huge.bin"), nullptr);
@@ -335,18 +342,19 @@ TEST(WheelWriter, AuditwheelsLevelZeroOutputIsDeflatedAgainWithTheSameEntries) {
   native_write(base, native, zip_deflated, 1600000000);
   // As auditwheel -z 0 writes it: a directory entry, every file deflated at level 0.
   const fs::path stored = dir.path() / "repair" / wheel_name;
-  must_run({SYSTEM_PYTHON, "-c",
-            "import os, sys, zipfile\n"
-            "source, out = sys.argv[1], sys.argv[2]\n"
-            "os.makedirs(os.path.dirname(out))\n"
-            "with zipfile.ZipFile(source) as s, zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as z:\n"
-            "    d = zipfile.ZipInfo('demo/', (2020, 1, 1, 0, 0, 0))\n"
-            "    d.external_attr = 0o40755 << 16\n"
-            "    z.writestr(d, b'')\n"
-            "    for i in s.infolist():\n"
-            "        z.writestr(i, s.read(i), compresslevel=0)\n",
-            native.string(), stored.string()},
-           dir.path());
+  must_run(
+      {SYSTEM_PYTHON, "-c",
+       "import os, sys, zipfile\n"
+       "source, out = sys.argv[1], sys.argv[2]\n"
+       "os.makedirs(os.path.dirname(out))\n"
+       "with zipfile.ZipFile(source) as s, zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as z:\n"
+       "    d = zipfile.ZipInfo('demo/', (2020, 1, 1, 0, 0, 0))\n"
+       "    d.external_attr = 0o40755 << 16\n"
+       "    z.writestr(d, b'')\n"
+       "    for i in s.infolist():\n"
+       "        z.writestr(i, s.read(i), compresslevel=0)\n",
+       native.string(), stored.string()},
+      dir.path());
   WheelWriteOptions options;
   options.wheel = dir.path() / "dist" / wheel_name;
   options.previous = options.wheel;

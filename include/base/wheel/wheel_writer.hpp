@@ -38,9 +38,9 @@ struct WheelWriteOptions {
 };
 
 struct WheelWriteStats {
-  size_t entries = 0;      // RECORD included
-  size_t compressed = 0;   // entries compressed (or stored) from their file
-  size_t reused = 0;       // entries copied from the previous wheel
+  size_t entries = 0;     // RECORD included
+  size_t compressed = 0;  // entries compressed (or stored) from their file
+  size_t reused = 0;      // entries copied from the previous wheel
   uint64_t input_bytes = 0;
   uint64_t reused_bytes = 0;  // uncompressed bytes of the reused entries
   uint64_t wheel_size = 0;

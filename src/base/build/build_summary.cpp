@@ -93,7 +93,8 @@ std::string format_build_summary(const BuildSummary& s) {
     return "";
   }
   std::string text = fmt::format(
-      "ascend-setup: build summary: {} objects compiled, {} up to date; configure {:.1f} s, compile {:.1f} s, "
+      "ascend-setup: build summary: {} objects compiled, {} up to date; configure {:.1f} s, "
+      "compile {:.1f} s, "
       "link {:.1f} s, pack {:.1f} s, repair {:.1f} s\n",
       s.objects_compiled, s.objects_up_to_date, s.configure_seconds, s.compile_seconds,
       s.link_seconds, s.pack_seconds, s.repair_seconds);
@@ -101,7 +102,8 @@ std::string format_build_summary(const BuildSummary& s) {
     std::error_code error;
     const auto size = fs::file_size(*s.wheel, error);
     text += fmt::format(
-        "ascend-setup: build summary: wheel {} ({:.1f} MB; {} entries: {} compressed, {} reused from the "
+        "ascend-setup: build summary: wheel {} ({:.1f} MB; {} entries: {} compressed, {} reused "
+        "from the "
         "previous wheel; {} hard links)\n",
         s.wheel->string(), error ? 0.0 : static_cast<double>(size) / 1e6, s.entries,
         s.entries_compressed, s.entries_reused, s.hard_links);

@@ -69,12 +69,12 @@ void make_joinable(std::string& stream) {
       (static_cast<unsigned char>(stream[last_header_bit / 8]) >> (last_header_bit % 8) & 1) == 0) {
     throw Error("libdeflate's output has an unexpected block layout");
   }
-  stream[last_header_bit / 8] =
-      static_cast<char>(static_cast<unsigned char>(stream[last_header_bit / 8]) &
-                        ~(1u << (last_header_bit % 8)));
+  stream[last_header_bit / 8] = static_cast<char>(
+      static_cast<unsigned char>(stream[last_header_bit / 8]) & ~(1u << (last_header_bit % 8)));
   const unsigned used = end_bit % 8;  // bits of the last byte in use, 0: all 8
   if (used != 0) {
-    stream.back() = static_cast<char>(static_cast<unsigned char>(stream.back()) & ((1u << used) - 1));
+    stream.back() =
+        static_cast<char>(static_cast<unsigned char>(stream.back()) & ((1u << used) - 1));
   }
   // The stored block's 3 header bits (all zero) fit in the padding when at
   // least 3 bits are free, else they take one more byte; then LEN, NLEN.

@@ -33,7 +33,8 @@ namespace {
 constexpr size_t io_block = size_t{1} << 20;
 
 bool ends_with(const std::string& text, const std::string& tail) {
-  return text.size() >= tail.size() && text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
+  return text.size() >= tail.size() &&
+         text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
 }
 
 class Fd {
@@ -58,8 +59,8 @@ class PartFile {
  public:
   explicit PartFile(const fs::path& target)
       : target_(target),
-        path_(target.parent_path() / ("." + target.filename().string() + ".part-" +
-                                      std::to_string(::getpid()))) {
+        path_(target.parent_path() /
+              ("." + target.filename().string() + ".part-" + std::to_string(::getpid()))) {
     fs::create_directories(target.parent_path());
     fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd_ < 0) {
@@ -121,15 +122,16 @@ class PartFile {
     uint64_t left = length;
     while (left > 0) {
       throw_if_stopped();
-      const ssize_t n = ::copy_file_range(source, &in, fd_, nullptr,
-                                          static_cast<size_t>(std::min<uint64_t>(left, 64 * io_block)), 0);
+      const ssize_t n =
+          ::copy_file_range(source, &in, fd_, nullptr,
+                            static_cast<size_t>(std::min<uint64_t>(left, 64 * io_block)), 0);
       if (n < 0 && errno == EINTR) {
         continue;
       }
       if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EOPNOTSUPP || errno == EINVAL)) {
-        const std::string bytes = read_at(source, static_cast<uint64_t>(in),
-                                          static_cast<size_t>(std::min<uint64_t>(left, io_block)),
-                                          source_path);
+        const std::string bytes =
+            read_at(source, static_cast<uint64_t>(in),
+                    static_cast<size_t>(std::min<uint64_t>(left, io_block)), source_path);
         write_fully(fd_, bytes, path_);
         in += static_cast<loff_t>(bytes.size());
         left -= bytes.size();
@@ -203,7 +205,8 @@ bool inflates_to(const ZipReader& zip, const ZipEntry& entry, uint64_t offset) {
       if (stop_signal() != 0) {
         return false;
       }
-      const size_t length = static_cast<size_t>(std::min<uint64_t>(io_block, entry.compressed_size - done));
+      const size_t length =
+          static_cast<size_t>(std::min<uint64_t>(io_block, entry.compressed_size - done));
       const std::string block = read_at(zip.fd(), offset + done, length, zip.path());
       crc = libdeflate_crc32(crc, block.data(), block.size());
       done += length;
@@ -220,7 +223,8 @@ bool inflates_to(const ZipReader& zip, const ZipEntry& entry, uint64_t offset) {
     if (stop_signal() != 0) {
       break;
     }
-    const size_t length = static_cast<size_t>(std::min<uint64_t>(io_block, entry.compressed_size - done));
+    const size_t length =
+        static_cast<size_t>(std::min<uint64_t>(io_block, entry.compressed_size - done));
     std::string block = read_at(zip.fd(), offset + done, length, zip.path());
     done += length;
     inflater.next_in = reinterpret_cast<Bytef*>(block.data());
@@ -289,7 +293,8 @@ class RangeReader {
         throw Error(path_.string() + ": a deflate stream ends early");
       }
       if (result != Z_OK && result != Z_STREAM_END && result != Z_BUF_ERROR) {
-        throw Error(path_.string() + ": a broken deflate stream (zlib " + std::to_string(result) + ")");
+        throw Error(path_.string() + ": a broken deflate stream (zlib " + std::to_string(result) +
+                    ")");
       }
     }
     return out;
@@ -311,8 +316,7 @@ class RangeReader {
 class EntryWriter {
  public:
   EntryWriter(const WheelWriteOptions& options)
-      : options_(options),
-        part_(options.wheel),
+      : part_(options.wheel),
         previous_(open_previous(options.previous)),
         deflater_(options.threads, options.level) {}
 
@@ -358,12 +362,12 @@ class EntryWriter {
         }
         running = libdeflate_crc32(running, bytes.data(), bytes.size());
       };
-      RangeReader reader(source.fd, source.offset, source.compressed, source.inflated,
-                         source.path);
+      RangeReader reader(source.fd, source.offset, source.compressed, source.inflated, source.path);
       if (entry.method == zip_stored) {
         for (uint64_t done = 0; done < source.size;) {
           throw_if_stopped();
-          const size_t length = static_cast<size_t>(std::min<uint64_t>(io_block, source.size - done));
+          const size_t length =
+              static_cast<size_t>(std::min<uint64_t>(io_block, source.size - done));
           const std::string block = reader.read(length);
           on_input(block);
           part_.write(block);
@@ -453,8 +457,7 @@ class EntryWriter {
     if (!hash || !source.known_crc) {
       Sha256 sha;
       uint32_t running = 0;
-      RangeReader reader(source.fd, source.offset, source.compressed, source.inflated,
-                         source.path);
+      RangeReader reader(source.fd, source.offset, source.compressed, source.inflated, source.path);
       for (uint64_t done = 0; done < source.size;) {
         if (stop_signal() != 0) {
           break;
@@ -490,7 +493,6 @@ class EntryWriter {
     return Reused{old->crc, old->compressed_size};
   }
 
-  const WheelWriteOptions& options_;
   PartFile part_;
   std::optional<Previous> previous_;
   ParallelDeflater deflater_;
@@ -608,12 +610,13 @@ WheelWriteStats write_wheel(const WheelWriteOptions& options) {
     entry.method = options.method;
     entry.external_attr = static_cast<uint32_t>((st.st_mode & 07777) | (st.st_mode & S_IFMT)) << 16;
     const bool zero_mtime = st.st_mtim.tv_sec == 0 && st.st_mtim.tv_nsec == 0;
-    set_dos_time(entry, options.source_date_epoch
-                            ? *options.source_date_epoch
-                            : (zero_mtime ? now_seconds() : static_cast<int64_t>(st.st_mtim.tv_sec)));
+    set_dos_time(entry,
+                 options.source_date_epoch
+                     ? *options.source_date_epoch
+                     : (zero_mtime ? now_seconds() : static_cast<int64_t>(st.st_mtim.tv_sec)));
     const fs::path path = file.path;
-    const std::string hash = writer.add(
-        entry, {fd.get(), 0, static_cast<uint64_t>(st.st_size), path, false, 0, std::nullopt, std::nullopt});
+    const std::string hash = writer.add(entry, {fd.get(), 0, static_cast<uint64_t>(st.st_size),
+                                                path, false, 0, std::nullopt, std::nullopt});
     record.push_back({file.arcname, hash, std::to_string(st.st_size)});
   }
   record.push_back({record_path, "", ""});
@@ -633,8 +636,8 @@ WheelWriteStats write_wheel(const WheelWriteOptions& options) {
   }
   write_fully(memory.get(), record_text, record_path);
   const fs::path record_source = record_path;
-  writer.add(entry,
-             {memory.get(), 0, record_text.size(), record_source, false, 0, std::nullopt, std::nullopt});
+  writer.add(entry, {memory.get(), 0, record_text.size(), record_source, false, 0, std::nullopt,
+                     std::nullopt});
   return writer.finish();
 }
 

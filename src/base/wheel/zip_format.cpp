@@ -39,16 +39,15 @@ void set_dos_time(ZipEntry& entry, int64_t seconds) {
   const time_t clamped = static_cast<time_t>(std::max(seconds, minimum_timestamp));
   struct tm utc {};
   gmtime_r(&clamped, &utc);
-  entry.dos_date = static_cast<uint16_t>((utc.tm_year + 1900 - 1980) << 9 | (utc.tm_mon + 1) << 5 |
-                                         utc.tm_mday);
-  entry.dos_time =
-      static_cast<uint16_t>(utc.tm_hour << 11 | utc.tm_min << 5 | (utc.tm_sec / 2));
+  entry.dos_date =
+      static_cast<uint16_t>((utc.tm_year + 1900 - 1980) << 9 | (utc.tm_mon + 1) << 5 | utc.tm_mday);
+  entry.dos_time = static_cast<uint16_t>(utc.tm_hour << 11 | utc.tm_min << 5 | (utc.tm_sec / 2));
 }
 
 std::string local_header(const ZipEntry& entry) {
   const bool large = entry.size > zip64_limit || entry.compressed_size > zip64_limit;
-  const uint8_t extract = large ? std::max(zip64_version, entry.extract_version)
-                                : entry.extract_version;
+  const uint8_t extract =
+      large ? std::max(zip64_version, entry.extract_version) : entry.extract_version;
   std::string extra;
   if (entry.local_zip64) {
     put16(extra, 1);

@@ -30,7 +30,8 @@ std::string read_at(int fd, uint64_t offset, size_t size, const fs::path& path) 
   std::string bytes(size, '\0');
   size_t done = 0;
   while (done < size) {
-    const ssize_t n = ::pread(fd, bytes.data() + done, size - done, static_cast<off_t>(offset + done));
+    const ssize_t n =
+        ::pread(fd, bytes.data() + done, size - done, static_cast<off_t>(offset + done));
     if (n < 0 && errno == EINTR) {
       continue;
     }

@@ -94,7 +94,8 @@ void repair_wheel(const Profile& profile, const PlatformInfo& platform, const fs
   const auto identity = [](const fs::path& path) {
     struct stat st {};
     ::stat(path.c_str(), &st);
-    return std::pair<ino_t, long long>(st.st_ino, st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec);
+    return std::pair<ino_t, long long>(st.st_ino,
+                                       st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec);
   };
   for (const auto& existing : wheels_in(dist_dir, "*.whl")) {
     before[existing] = identity(existing);

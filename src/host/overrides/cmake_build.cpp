@@ -13,8 +13,8 @@
 
 #include "base/build/build_summary.hpp"
 #include "base/layer/environment.hpp"
-#include "base/util/error.hpp"
 #include "base/tree/patch_engine.hpp"
+#include "base/util/error.hpp"
 #include "base/util/process.hpp"
 #include "base/util/strings.hpp"
 
@@ -178,8 +178,8 @@ class CheckCallWrapper {
             double* slot;
             ~Timed() {
               if (slot != nullptr) {
-                *slot += std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-                             .count();
+                *slot +=
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
               }
             }
           } timed{start, !cmake ? nullptr : configure ? &times->configure : &times->build};

@@ -38,7 +38,8 @@ std::optional<int64_t> source_date_epoch() {
   bool ok = at < text.size();
   for (; ok && at < text.size(); ++at) {
     const char c = text[at];
-    if (c == '_' && digits && at + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[at + 1]))) {
+    if (c == '_' && digits && at + 1 < text.size() &&
+        std::isdigit(static_cast<unsigned char>(text[at + 1]))) {
       continue;
     }
     if (!std::isdigit(static_cast<unsigned char>(c)) || number > (INT64_MAX - 9) / 10) {
@@ -71,17 +72,19 @@ py::object native_wheel_file_type() {
   namespace_["__qualname__"] = "NativeWheelFile";
   namespace_["__doc__"] = "ascend-setup: WheelFile(path, 'w') written by the native writer";
   py::object made = py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(&PyType_Type))(
-      "NativeWheelFile", py::make_tuple(py::reinterpret_borrow<py::object>(
-                             reinterpret_cast<PyObject*>(&PyBaseObject_Type))),
+      "NativeWheelFile",
+      py::make_tuple(
+          py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(&PyBaseObject_Type))),
       namespace_);
   made.attr("write_files") = py::cpp_function(
       [](py::object self, py::object base_dir) {
         WheelWriteOptions options;
         options.wheel = fs::absolute(py::str(self.attr("filename")).cast<std::string>());
-        options.base_dir = py::str(py::module_::import("os").attr("fspath")(base_dir)).cast<std::string>();
+        options.base_dir =
+            py::str(py::module_::import("os").attr("fspath")(base_dir)).cast<std::string>();
         const int compression = self.attr("compression").cast<int>();
-        options.method = compression == 0 || self.attr("_stored").cast<bool>() ? zip_stored
-                                                                               : zip_deflated;
+        options.method =
+            compression == 0 || self.attr("_stored").cast<bool>() ? zip_stored : zip_deflated;
         options.source_date_epoch = source_date_epoch();
         options.previous = options.wheel;
         const auto start = std::chrono::steady_clock::now();
@@ -97,17 +100,18 @@ py::object native_wheel_file_type() {
         summary.entries_compressed = stats.compressed;
         summary.entries_reused = stats.reused;
         summary.wheel = options.wheel;
-        spdlog::info("wheel {}: {} entries, {} compressed, {} reused from the previous wheel ({:.1f} s)",
-                     options.wheel.filename().string(), stats.entries, stats.compressed,
-                     stats.reused, seconds_since(start));
+        spdlog::info(
+            "wheel {}: {} entries, {} compressed, {} reused from the previous wheel ({:.1f} s)",
+            options.wheel.filename().string(), stats.entries, stats.compressed, stats.reused,
+            seconds_since(start));
         self.attr("_written") = true;
       },
       py::name("write_files"), py::is_method(made));
   made.attr("close") = py::cpp_function([](py::object) {}, py::name("close"), py::is_method(made));
-  made.attr("__enter__") =
-      py::cpp_function([](py::object self) { return self; }, py::name("__enter__"), py::is_method(made));
-  made.attr("__exit__") = py::cpp_function(
-      [](py::object, py::args) { return false; }, py::name("__exit__"), py::is_method(made));
+  made.attr("__enter__") = py::cpp_function([](py::object self) { return self; },
+                                            py::name("__enter__"), py::is_method(made));
+  made.attr("__exit__") = py::cpp_function([](py::object, py::args) { return false; },
+                                           py::name("__exit__"), py::is_method(made));
   type = new py::object(made);  // lives as long as the interpreter
   return *type;
 }
@@ -162,8 +166,7 @@ NativePacking::NativePacking(const py::object& command, bool stored) {
           made.attr("_written") = false;
           return made;
         },
-        py::name("WheelFile"), py::arg("file"), py::arg("mode") = "r",
-        py::arg("compression") = 8);
+        py::name("WheelFile"), py::arg("file"), py::arg("mode") = "r", py::arg("compression") = 8);
     swapped_.emplace_back(module, original);
     spdlog::debug("native wheel writer in place of {}.WheelFile",
                   py::str(module.attr("__name__")).cast<std::string>());
@@ -189,8 +192,8 @@ NativePacking::NativePacking(const py::object& command, bool stored) {
     py::object original = module.attr("copy_file");
     module.attr("copy_file") = py::cpp_function(
         [original, bdist_dir, umask](py::object src, py::object dst, py::object preserve_mode,
-                                     py::object preserve_times, py::object update,
-                                     py::object link, py::object verbose, py::object dry_run) {
+                                     py::object preserve_times, py::object update, py::object link,
+                                     py::object verbose, py::object dry_run) {
           const auto call = [&](py::object how) {
             return original(src, dst, preserve_mode, preserve_times, update, how, verbose, dry_run);
           };
@@ -205,9 +208,9 @@ NativePacking::NativePacking(const py::object& command, bool stored) {
           }
           struct stat from {};
           struct stat parent {};
-          if (!inside(target.lexically_normal(), bdist_dir) || ::lstat(source.c_str(), &from) != 0 ||
-              !S_ISREG(from.st_mode) || ::stat(target.parent_path().c_str(), &parent) != 0 ||
-              parent.st_dev != from.st_dev ||
+          if (!inside(target.lexically_normal(), bdist_dir) ||
+              ::lstat(source.c_str(), &from) != 0 || !S_ISREG(from.st_mode) ||
+              ::stat(target.parent_path().c_str(), &parent) != 0 || parent.st_dev != from.st_dev ||
               (!py::bool_(preserve_mode) && (from.st_mode & 07777) != (0666 & ~umask))) {
             return call(link);
           }
