@@ -42,7 +42,13 @@ void make_joinable(std::string& stream) {
   uint64_t last_header_bit = 0;
   uint64_t end_bit = 0;
   bool ended = false;
-  for (int rounds = 0;; ++rounds) {
+  // Each round ends at a block boundary or a full scratch buffer: far fewer
+  // rounds than input bytes.
+  for (size_t rounds = 0;; ++rounds) {
+    if (rounds > stream.size() + 16) {
+      inflateEnd(&inflater);
+      throw Error("libdeflate's output does not end (zlib made no progress)");
+    }
     inflater.next_out = scratch;
     inflater.avail_out = sizeof scratch;
     const int result = inflate(&inflater, Z_BLOCK);
