@@ -6,9 +6,9 @@
 // run, the ratio, and how many source files got a new mtime.
 //
 //   patch_step_bench ASCEND_SETUP_BINARY [TREE] [RUNS]
-#include "base/tree/patch_engine.hpp"
-#include "base/util/process.hpp"
 #include "base/layer/profile.hpp"
+#include "base/process/process.hpp"
+#include "base/tree/patch_engine.hpp"
 
 #include <sys/stat.h>
 

@@ -1,5 +1,5 @@
 """The Python entry ascend-setup replaces, for the bench: what
-`python3 setup_ascend.py` does up to setup() (seed 4.1-4.9: default
+`python3 setup_ascend.py` does up to setup() (default
 environment, setup() captured while setup.py is executed as a module, the
 module patched, kwargs rewritten), then prints the kwargs as JSON instead of
 calling setup(), as `ascend-setup --dump-kwargs` does.

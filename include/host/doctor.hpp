@@ -40,9 +40,9 @@ DoctorReport run_doctor(const std::filesystem::path& tree_root,
                         const std::filesystem::path& setup_py, const Profile& profile,
                         std::optional<BuildMode> forced_mode);
 
-// Grouped, one line per finding (README "--doctor").
+// Grouped, one line per finding (doc/upgrading.md).
 void print_doctor_text(const DoctorReport& report, std::ostream& out);
-// The JSON shape documented in the README.
+// The JSON shape documented in doc/upgrading.md.
 nlohmann::ordered_json doctor_json(const DoctorReport& report);
 
 }  // namespace ascend_setup

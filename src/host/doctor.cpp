@@ -1,14 +1,16 @@
 #include "host/doctor.hpp"
 
-#include "host/python/captured_setup.hpp"
-#include "base/util/error.hpp"
+#include "base/layer/patch_files.hpp"
+
 #include "base/git/hunk_check.hpp"
+#include "base/git/source_repo.hpp"
 #include "base/tree/patch_engine.hpp"
+#include "base/util/error.hpp"
+#include "base/util/text_file.hpp"
 #include "host/layer/patch_points.hpp"
+#include "host/python/captured_setup.hpp"
 #include "host/python/process_refusal.hpp"
 #include "host/python/setup_py_source.hpp"
-#include "base/git/source_repo.hpp"
-#include "base/util/text_file.hpp"
 
 #include <pybind11/pybind11.h>
 
@@ -157,9 +159,10 @@ class Doctor {
   void check_patches() {
     const auto repo = SourceRepo::open(root_);
     std::set<std::string> unfit;
-    for (const PatchFile* entry : {&profile_.patches.main, &profile_.patches.dev}) {
-      const fs::path path = root_ / profile_.patches.directory / entry->file;
-      const std::string relative = (fs::path(profile_.patches.directory) / entry->file).string();
+    for (const ProfilePatchFile& patch_file : profile_patch_files(profile_, std::nullopt)) {
+      const PatchFile* entry = patch_file.entry;
+      const fs::path path = root_ / patch_file.relative;
+      const std::string relative = patch_file.relative.string();
       const auto text = read_text_file(path);
       if (!text) {
         if (!entry->optional) {

@@ -1,22 +1,23 @@
 #include "host/host.hpp"
 
-#include "host/python/captured_setup.hpp"
-#include "base/tree/distributed_sources.hpp"
-#include "host/doctor.hpp"
-#include "host/python/embedded_python.hpp"
-#include "host/python/env_read_watch.hpp"
-#include "base/layer/environment.hpp"
-#include "base/util/error.hpp"
-#include "base/tree/file_lock.hpp"
-#include "host/python/kwargs_json.hpp"
-#include "base/util/machine_output.hpp"
-#include "base/tree/patch_engine.hpp"
-#include "base/layer/profile_choice.hpp"
-#include "host/layer/setup_kwargs.hpp"
 #include "base/git/source_repo.hpp"
+#include "base/layer/environment.hpp"
+#include "base/layer/profile_choice.hpp"
+#include "base/tree/distributed_sources.hpp"
+#include "base/tree/file_lock.hpp"
+#include "base/tree/patch_engine.hpp"
+#include "base/tree/state_paths.hpp"
+#include "base/util/error.hpp"
+#include "base/util/machine_output.hpp"
+#include "host/doctor.hpp"
+#include "host/layer/setup_kwargs.hpp"
 #include "host/layer/upstream_version.hpp"
 #include "base/build/build_summary.hpp"
 #include "host/overrides/overrides.hpp"
+#include "host/python/captured_setup.hpp"
+#include "host/python/embedded_python.hpp"
+#include "host/python/env_read_watch.hpp"
+#include "host/python/kwargs_json.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -88,7 +89,7 @@ void print_json(const MachineOutput& out, const nlohmann::ordered_json& value) {
   out.write(value.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
 }
 
-// Seed 4.1 from "capture setup()" on; every Python object lives in here, so
+// From "capture setup()" on; every Python object lives in here, so
 // that none outlives the interpreter.
 int run_setup_py(const HostOptions& options, const SourceTree& tree,
                  const std::shared_ptr<const Profile>& profile,
@@ -101,7 +102,7 @@ int run_setup_py(const HostOptions& options, const SourceTree& tree,
           .count();
     };
     CapturedSetup captured =
-        capture_setup(tree.setup_py, tree.root / "build" / "ascend-setup" / bytecode_cache_name());
+        capture_setup(tree.setup_py, state_dir(tree.root) / bytecode_cache_name());
     spdlog::debug("setup.py executed ({:.1f} ms)", elapsed_ms());
     if (options.dump == DumpMode::captured) {
       print_json(*out, to_json(captured.kwargs));
@@ -138,7 +139,7 @@ int run_setup_py(const HostOptions& options, const SourceTree& tree,
     resume_garbage_collection();  // the build runs with the collector, as Python has it
     phase = Phase::calling_setup;
     // One run builds in a tree's build directory at a time.
-    const FileLock build_lock(tree.root / "build" / "ascend-setup" / "build.lock",
+    const FileLock build_lock(state_dir(tree.root) / "build.lock",
                               "building in " + (tree.root / "build").string());
     captured.real_setup(**kwargs);
     flush_python_streams();
@@ -244,7 +245,7 @@ int run_host(const HostOptions& options) {
               choice.profile.chosen_because);
   auto profile = std::make_shared<const Profile>(std::move(choice.profile));
 
-  // Seed 4.2: the Ascend defaults; a value the user set wins.
+  // The Ascend defaults; a value the user set wins.
   for (const auto& name : prepare_environment(*profile)) {
     spdlog::debug("default {}={}", name, std::getenv(name.c_str()));
   }

@@ -2,13 +2,13 @@
 // launcher (main.cpp) with the interpreter to pose as in the environment;
 // run directly it resolves the interpreter itself.
 #include "base/launch/command_line.hpp"
-#include "host/python/embedded_python.hpp"
-#include "base/util/error.hpp"
-#include "host/host.hpp"
 #include "base/launch/launcher.hpp"
-#include "base/util/log.hpp"
 #include "base/launch/main_guard.hpp"
-#include "base/stop/stop_signals.hpp"
+#include "base/process/stop_signals.hpp"
+#include "base/util/error.hpp"
+#include "base/util/log.hpp"
+#include "host/host.hpp"
+#include "host/python/embedded_python.hpp"
 
 #include <cstdlib>
 #include <cstring>

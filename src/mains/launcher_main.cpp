@@ -6,9 +6,9 @@
 // signal, nothing done). Children the launcher runs get an empty mask.
 #include "base/launch/command_line.hpp"
 #include "base/launch/launcher.hpp"
-#include "base/util/log.hpp"
 #include "base/launch/main_guard.hpp"
-#include "base/stop/stop_signals.hpp"
+#include "base/process/stop_signals.hpp"
+#include "base/util/log.hpp"
 
 #include <csignal>
 #include <cstring>

@@ -3,8 +3,8 @@
 // behind the recording stand-in): the CMake check's failures, coverage
 // tooling on and off, develop / egg_info / install / clean, and a wheel with
 // the distributed package cloned from a local repository (its server stand-in).
-#include "base/util/error.hpp"
 #include "base/layer/profile.hpp"
+#include "base/util/error.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

@@ -269,6 +269,36 @@ TEST_F(HostTest, SourceDirOptionRunsFromTheTreeRoot) {
   EXPECT_EQ(result.out, "triton_ascend\n");
 }
 
+// Every relative path option names a path in the directory the command ran
+// in, also with -C: decoys of the same names inside the tree are not read
+// (--profile and --profile-dir once were, --python was looked up from there).
+TEST_F(HostTest, RelativePathOptionsAreTheDirectoryTheCommandRanIn) {
+  // Each profile tells itself apart by its url (setup.py --url prints it).
+  const auto url_profile = [](const fs::path& path, const std::string& name) {
+    write_profile(path, {{"url = \"https://gitcode.com/Ascend/triton-ascend/\"",
+                          "url = \"https://example.com/" + name + "/\""}});
+  };
+  url_profile(dir.path() / "mine.toml", "from_cwd");
+  url_profile(tree / "mine.toml", "from_tree");
+  url_profile(dir.path() / "pdir" / "p.toml", "from_cwd_dir");
+  url_profile(tree / "pdir" / "p.toml", "from_tree_dir");
+  fs::create_directories(dir.path() / "py");
+  fs::create_symlink(SYSTEM_PYTHON, dir.path() / "py" / "python3");
+
+  ProcessResult result =
+      run_host({"-C", "tree", "--profile", "mine.toml", "--url"}, dir.path(), env);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, "https://example.com/from_cwd/\n");
+  result = run_host({"-C", "tree", "--profile-dir", "pdir", "--url"}, dir.path(), env);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, "https://example.com/from_cwd_dir/\n");
+  result =
+      run_host({"-C", "tree", "--setup-py", "tree/setup.py", "--python", "py/python3", "--name"},
+               dir.path(), env);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, "triton_ascend\n");
+}
+
 // A setuptools command from --command-packages (a global option passed
 // through to setup.py) calls the patched module as the build would.
 TEST_F(HostTest, LlvmPackageInfoIsTheAscendBuild) {

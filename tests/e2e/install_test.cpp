@@ -1,4 +1,4 @@
-// ascend-setup installed the two ways README documents: `cmake --install`
+// ascend-setup installed the two ways doc/pep517.md documents: `cmake --install`
 // into a prefix, and `pip install --no-build-isolation <checkout>` into a venv
 // (the project's own backend, python_shims/project_build.py, given the tests'
 // build directory so that nothing is compiled twice). Each installed launcher

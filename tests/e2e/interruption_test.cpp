@@ -135,8 +135,10 @@ std::map<std::string, std::string> tree_state(const fs::path& tree) {
   return state;
 }
 
-// Files an interrupted write could leave: temporaries, in the tree or in $TMPDIR.
-std::vector<std::string> strays(const fs::path& tree, pid_t pid) {
+// Files an interrupted write could leave: temporaries in the tree, and patch
+// scratch directories in `tmpdir` (the runs' own $TMPDIR, so that every
+// scratch directory there is one of this test's runs, whatever its pid).
+std::vector<std::string> strays(const fs::path& tree, const fs::path& tmpdir) {
   std::vector<std::string> found;
   for (const auto& [file, hash] : tree_state(tree)) {
     if (file.find(".ascend-setup-") != std::string::npos ||
@@ -144,8 +146,8 @@ std::vector<std::string> strays(const fs::path& tree, pid_t pid) {
       found.push_back(file);
     }
   }
-  const std::string scratch = "ascend-setup-patch-" + std::to_string(pid) + "-";
-  for (const auto& entry : fs::directory_iterator(fs::temp_directory_path())) {
+  const std::string scratch = "ascend-setup-patch-";
+  for (const auto& entry : fs::directory_iterator(tmpdir)) {
     if (entry.path().filename().string().rfind(scratch, 0) == 0) {
       found.push_back(entry.path().string());
     }
@@ -166,6 +168,8 @@ bool process_gone(pid_t pid) {
 class InterruptionTest : public ExampleTreeTest {
  protected:
   void SetUp() override {
+    fs::create_directories(tmpdir);
+    env["TMPDIR"] = tmpdir.string();
     pristine = tree_state(tree);
     TempDir other;
     const fs::path copy = copy_example_tree(other.path());
@@ -181,15 +185,26 @@ class InterruptionTest : public ExampleTreeTest {
     return run_host(args, tree, all);
   }
   // Pristine or patched, nothing in between, and nothing left over.
-  void expect_whole(pid_t pid, const std::string& context) {
+  void expect_whole(const std::string& context) {
     const auto state = tree_state(tree);
     EXPECT_TRUE(state == pristine || state == patched) << context << ": a half-patched tree";
-    EXPECT_EQ(strays(tree, pid), std::vector<std::string>{}) << context;
+    EXPECT_EQ(strays(tree, tmpdir), std::vector<std::string>{}) << context;
   }
 
+  fs::path tmpdir = dir.path() / "tmp";
   std::map<std::string, std::string> pristine;
   std::map<std::string, std::string> patched;
 };
+
+// The stray check itself can fail: a scratch directory left in the runs'
+// $TMPDIR is found (it once looked for a pid no run has, and found nothing).
+TEST_F(InterruptionTest, TheStrayCheckFindsALeftScratchDirectory) {
+  EXPECT_EQ(strays(tree, tmpdir), std::vector<std::string>{});
+  ASSERT_EQ(host({"--apply-patches"}).exit_code, 0);
+  EXPECT_EQ(strays(tree, tmpdir), std::vector<std::string>{});
+  fs::create_directories(tmpdir / "ascend-setup-patch-4242-abc");
+  EXPECT_EQ(strays(tree, tmpdir).size(), 1u);
+}
 
 TEST_F(InterruptionTest, StopSignalsAtSeededRandomMomentsLeaveAWholeTree) {
   const char* given = std::getenv("ASCEND_SETUP_TEST_SEED");
@@ -226,7 +241,7 @@ TEST_F(InterruptionTest, StopSignalsAtSeededRandomMomentsLeaveAWholeTree) {
     if (run.died_of_signal()) {
       EXPECT_EQ(run.err(), "") << context;
     }
-    expect_whole(run.pid(), context);
+    expect_whole(context);
     if (code == 0) {
       EXPECT_EQ(tree_state(tree), restoring ? pristine : patched) << context;
     }
@@ -258,7 +273,7 @@ TEST_F(InterruptionTest, PowerLossAtEveryWriteIsRolledBackByTheNextRun) {
     const auto status = host({"--patch-status"});
     EXPECT_EQ(status.exit_code, 1) << "write " << nth << status.err;
     EXPECT_EQ(tree_state(tree), pristine) << "write " << nth;
-    expect_whole(run.pid(), "power loss at write " + std::to_string(nth));
+    expect_whole("power loss at write " + std::to_string(nth));
   }
 }
 
@@ -278,7 +293,7 @@ TEST_F(InterruptionTest, WriteRefusedMidwayNamesTheReasonAndWritesNothing) {
     EXPECT_NE(run.err.find(tree.string()), std::string::npos) << run.err;
     EXPECT_EQ(run.err.find("Success"), std::string::npos) << run.err;
     EXPECT_EQ(tree_state(tree), pristine) << "write " << nth;
-    expect_whole(0, "write " + std::to_string(nth));
+    expect_whole("write " + std::to_string(nth));
   }
 }
 
@@ -316,7 +331,7 @@ TEST_F(InterruptionTest, FullDiskAtEveryPointNamesTheReasonAndWritesNothing) {
     EXPECT_EQ(run.exit_code, 3) << run.err;
     EXPECT_NE(run.err.find(": No space left on device"), std::string::npos) << run.err;
     EXPECT_EQ(tree_state(tree), pristine) << pages << " free pages";
-    expect_whole(0, std::to_string(pages) + " free pages");
+    expect_whole(std::to_string(pages) + " free pages");
   }
   ::close(fd);
 }
@@ -358,7 +373,7 @@ TEST_F(InterruptionTest, StopWhileWaitingForTheLockWritesNothing) {
   EXPECT_NE(waiting.err().find("interrupted by SIGTERM"), std::string::npos) << waiting.err();
   ::close(fd);
   EXPECT_EQ(tree_state(tree), pristine);
-  expect_whole(waiting.pid(), "stopped while waiting");
+  expect_whole("stopped while waiting");
 }
 
 TEST_F(InterruptionTest, ConcurrentApplyAndRestoreRunsTakeTurns) {
@@ -373,7 +388,7 @@ TEST_F(InterruptionTest, ConcurrentApplyAndRestoreRunsTakeTurns) {
     EXPECT_EQ(third.wait(), 0) << third.err();
     EXPECT_EQ(fourth.wait(), 0) << fourth.err();
     EXPECT_EQ(tree_state(tree), pristine);
-    expect_whole(first.pid(), "concurrent runs");
+    expect_whole("concurrent runs");
   }
 }
 
@@ -573,7 +588,7 @@ TEST_F(InterruptionTest, StopBeforeTheHandlersExistEndsWithItsExitCodeAndDoesNot
     EXPECT_EQ(apply.wait(), 128 + number) << apply.err();
     EXPECT_FALSE(apply.died_of_signal());
     EXPECT_EQ(tree_state(tree), pristine) << "signal " << number;
-    EXPECT_EQ(strays(tree, apply.pid()), std::vector<std::string>{});
+    EXPECT_EQ(strays(tree, tmpdir), std::vector<std::string>{});
     BackgroundRun usage({"--python", "/nonexistent/python3"}, tree, env, dir.path() / "usage",
                         number);
     EXPECT_EQ(usage.wait(), 128 + number) << usage.err();

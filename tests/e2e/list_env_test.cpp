@@ -1,6 +1,6 @@
 // --list-env on the example tree through the built binary: both forms, what
 // upstream's setup.py reads found by watching it, nothing written, stdout
-// holding the listing alone, and README's table kept equal to the registry.
+// holding the listing alone, and doc/environment.md's table kept equal to the registry.
 #include "base/util/error.hpp"
 #include "test_support.hpp"
 
@@ -118,9 +118,9 @@ TEST_F(ListEnvTest, BadUtf8InARegistryVariableIsExitTwoNamingIt) {
   EXPECT_NE(name.err.find("TRITON_WHEEL_NAME is not valid UTF-8"), std::string::npos) << name.err;
 }
 
-// README's table is the registry's, for the built-in profile and the example
+// doc/environment.md's table is the registry's, for the built-in profile and the example
 // tree; on a difference the expected table is printed for pasting.
-TEST_F(ListEnvTest, ReadmeTableEqualsTheRegistry) {
+TEST_F(ListEnvTest, EnvironmentDocTableEqualsTheRegistry) {
   std::string expected;
   for (const auto& entry : listing()) {
     std::string readers;
@@ -133,14 +133,14 @@ TEST_F(ListEnvTest, ReadmeTableEqualsTheRegistry) {
                 " | " + readers + " | " + entry["description"].get<std::string>() + " |\n";
   }
   expected = "| variable | default | read by | what for |\n|---|---|---|---|\n" + expected;
-  const std::string readme = read_file(fs::path(EXAMPLE_TREE) / "../../README.md");
+  const std::string doc = read_file(fs::path(EXAMPLE_TREE) / "../../doc/environment.md");
   const std::string begin = "<!-- env-table:begin -->\n";
-  const auto from = readme.find(begin);
-  const auto to = readme.find("<!-- env-table:end -->");
+  const auto from = doc.find(begin);
+  const auto to = doc.find("<!-- env-table:end -->");
   ASSERT_NE(from, std::string::npos);
   ASSERT_NE(to, std::string::npos);
-  EXPECT_EQ(readme.substr(from + begin.size(), to - from - begin.size()), expected)
-      << "README.md's table should read:\n"
+  EXPECT_EQ(doc.substr(from + begin.size(), to - from - begin.size()), expected)
+      << "doc/environment.md's table should read:\n"
       << expected;
 }
 

@@ -38,13 +38,29 @@ Probe probe(const fs::path& tree, const Env& env, const std::vector<std::string>
   return {json["description"], json["url"], json["license"], json["keywords"][0]};
 }
 
-TEST(Pythons, EveryFoundPythonIsServed) {
-  std::set<std::string> versions;
+// The program, not the machine: every interpreter the build found is named by
+// --host-version and is served when named with --python, by the host of its
+// own minor (the debug log names it), setup.py seeing that interpreter.
+TEST(Pythons, EveryFoundPythonIsServedByTheHostOfItsMinor) {
+  TempDir dir;
+  const fs::path probe_tree = dir.path() / "probe";
+  write_file(probe_tree / "setup.py", probe_setup_py);
+  const Env env = offline_env(dir.path());
+  const auto hosts = run_host({"--host-version"}, probe_tree, env);
+  ASSERT_EQ(hosts.exit_code, 0) << hosts.err;
+  ASSERT_FALSE(found_pythons().empty());
   for (const auto& python : found_pythons()) {
-    versions.insert(python_version(python));
-  }
-  for (const char* wanted : {"3.10", "3.11", "3.12", "3.13"}) {
-    EXPECT_TRUE(versions.count(wanted)) << "no CPython " << wanted << " found at build time";
+    SCOPED_TRACE(python.string());
+    const std::string version = python_version(python);
+    EXPECT_NE(hosts.out.find(version), std::string::npos) << hosts.out;
+    const Probe seen =
+        probe(probe_tree, env, {"--python", python.string(), "--log-level", "debug"});
+    EXPECT_EQ(seen.version, version);
+    const auto run =
+        run_host({"--python", python.string(), "--log-level", "debug", "--dump-kwargs=captured"},
+                 probe_tree, env);
+    EXPECT_NE(run.err.find("CPython " + version + " at "), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("ascend-setup-host-" + version), std::string::npos) << run.err;
   }
 }
 

@@ -2,7 +2,7 @@
 // tree, real git repositories and runs of the built ascend-setup binary.
 #pragma once
 
-#include "base/util/process.hpp"
+#include "base/process/process.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

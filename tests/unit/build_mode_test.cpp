@@ -1,6 +1,6 @@
 // The dev/release rules: options and switches, then the profile's rule: the
-// merged entry's manylinux rule (the 3.6.0 default) or the design text's
-// branch rule (seed 4.3), with the branch read by libgit2 from real checkouts.
+// merged entry's manylinux rule (the 3.6.0 default) or the
+// branch rule, with the branch read by libgit2 from real checkouts.
 #include "base/layer/build_mode.hpp"
 #include "base/layer/checkout_record.hpp"
 #include "base/layer/environment.hpp"
@@ -77,7 +77,7 @@ TEST_F(BuildModeTest, SwitchesWinOverTheCheckoutAndDevWinsOverRelease) {
   EXPECT_EQ(mode(), BuildMode::release);
   set_env("TRITON_DEV_MODE", "TRUE");
   EXPECT_EQ(mode(), BuildMode::dev);
-  set_env("TRITON_DEV_MODE", "yes");  // not one of the seed's words
+  set_env("TRITON_DEV_MODE", "yes");  // not one of the switch's words
   EXPECT_EQ(mode(), BuildMode::release);
   unset_env("TRITON_RELEASE_MODE");
   fs::remove_all(tree / ".git");

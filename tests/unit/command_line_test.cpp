@@ -16,8 +16,24 @@ using Args = std::vector<std::string>;
 
 TEST(CommandLine, EverythingAfterHostOptionsGoesToSetupPy) {
   const HostOptions options = parse({"-C", "tree", "bdist_wheel", "--dist-dir", "out", "-C", "x"});
-  EXPECT_EQ(options.source_dir, "tree");
+  EXPECT_EQ(options.source_dir, std::filesystem::current_path() / "tree");
   EXPECT_EQ(options.setup_args, (Args{"bdist_wheel", "--dist-dir", "out", "-C", "x"}));
+}
+
+// Every path option is relative to the directory the command runs in, made
+// absolute before -C changes directory; a --python without a slash is a
+// name looked up on PATH.
+TEST(CommandLine, RelativePathOptionsAreTheUsersDirectorys) {
+  const std::filesystem::path here = std::filesystem::current_path();
+  const HostOptions options =
+      parse({"-C", "t", "--setup-py", "s/setup.py", "--profile", "mine.toml", "--profile-dir", "a",
+             "--profile-dir", "/abs", "--python", "venv/bin/python"});
+  EXPECT_EQ(options.source_dir, here / "t");
+  EXPECT_EQ(options.setup_py, here / "s/setup.py");
+  EXPECT_EQ(options.profile, here / "mine.toml");
+  EXPECT_EQ(options.profile_dirs, (std::vector<std::filesystem::path>{here / "a", "/abs"}));
+  EXPECT_EQ(options.python, here / "venv/bin/python");
+  EXPECT_EQ(parse({"--python", "python3.11"}).python, std::filesystem::path("python3.11"));
 }
 
 TEST(CommandLine, SetupPyGlobalOptionsPassThrough) {
@@ -38,6 +54,16 @@ TEST(CommandLine, HostHelp) {
   const HostOptions options = parse({"--help"});
   EXPECT_TRUE(options.help);
   EXPECT_NE(options.help_text.find("ascend-setup -- --help"), std::string::npos);
+  // Modes are shown as "[=MODE]" and listed in the description, not as CLI11's
+  // "{default}" and ":{...}"; --python's default is the one the launcher uses.
+  const std::string& help = options.help_text;
+  EXPECT_NE(help.find("--dump-kwargs[=MODE]"), std::string::npos) << help;
+  EXPECT_NE(help.find("--doctor[=MODE]"), std::string::npos) << help;
+  EXPECT_EQ(help.find('{'), std::string::npos) << help;
+  EXPECT_EQ(help.find(":{"), std::string::npos) << help;
+  EXPECT_NE(help.find("$VIRTUAL_ENV's python, else python3 on PATH"), std::string::npos) << help;
+  EXPECT_NE(help.find("--log-level LEVEL"), std::string::npos) << help;
+  EXPECT_NE(help.find("-C,--source-dir DIR"), std::string::npos) << help;
 }
 
 TEST(CommandLine, DumpKwargsModesNeverTakeTheNextArgument) {
@@ -66,9 +92,10 @@ TEST(CommandLine, AllHostOptions) {
   const HostOptions options =
       parse({"--source-dir=src", "--setup-py", "up.py", "--profile", "p.toml", "--python",
              "/venv/bin/python", "--trust-source-dir", "--host-version", "install"});
-  EXPECT_EQ(options.source_dir, "src");
-  EXPECT_EQ(options.setup_py, "up.py");
-  EXPECT_EQ(options.profile, "p.toml");
+  const std::filesystem::path here = std::filesystem::current_path();
+  EXPECT_EQ(options.source_dir, here / "src");
+  EXPECT_EQ(options.setup_py, here / "up.py");
+  EXPECT_EQ(options.profile, here / "p.toml");
   EXPECT_EQ(options.python, "/venv/bin/python");
   EXPECT_TRUE(options.trust_source_dir);
   EXPECT_TRUE(options.host_version);

@@ -2,8 +2,8 @@
 // defaults, the deprecated alias, UTF-8 checks and the listing.
 #include "base/layer/environment.hpp"
 
-#include "base/util/error.hpp"
 #include "base/layer/profile.hpp"
+#include "base/util/error.hpp"
 
 #include <gtest/gtest.h>
 
@@ -68,7 +68,7 @@ TEST_F(EnvironmentTest, FlagsFollowUpstreamCheckEnvFlag) {
   EXPECT_FALSE(env_on(EnvVar::distributed, profile));  // default OFF
 }
 
-TEST_F(EnvironmentTest, SwitchesAcceptTheDesignTextsWordsOnly) {
+TEST_F(EnvironmentTest, SwitchesAcceptOneOnTrueOnly) {
   for (const char* yes : {"1", "on", "ON", "true", "True"}) {
     set_env("TRITON_DEV_MODE", yes);
     EXPECT_TRUE(env_on(EnvVar::dev_mode, profile)) << yes;

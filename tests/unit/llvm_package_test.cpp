@@ -48,14 +48,16 @@ TEST_F(LlvmPackageTest, AscendPackageOnGlibcLinux) {
   EXPECT_EQ(package.url,
             "https://triton-ascend-artifacts.obs.myhuaweicloud.com/llvm-builds/"
             "llvm-f6ded0b5-00000000-ubuntu-x64.tar.gz");
-  EXPECT_EQ(name_for({"Linux", "x86_64", "2.28", "almalinux"}), "llvm-f6ded0b5-00000000-almalinux-x64");
+  EXPECT_EQ(name_for({"Linux", "x86_64", "2.28", "almalinux"}),
+            "llvm-f6ded0b5-00000000-almalinux-x64");
   EXPECT_EQ(name_for({"Linux", "x86_64", "2.29", "centos"}), "llvm-f6ded0b5-00000000-ubuntu-x64");
 }
 
 TEST_F(LlvmPackageTest, ArmMacAndSuffixOverride) {
   EXPECT_EQ(name_for({"Linux", "aarch64", "2.36", "almalinux"}),
             "llvm-f6ded0b5-00000000-almalinux-arm64");
-  EXPECT_EQ(name_for({"Linux", "aarch64", "2.36", "ubuntu"}), "llvm-f6ded0b5-00000000-ubuntu-arm64");
+  EXPECT_EQ(name_for({"Linux", "aarch64", "2.36", "ubuntu"}),
+            "llvm-f6ded0b5-00000000-ubuntu-arm64");
   EXPECT_EQ(name_for({"Darwin", "arm64", std::nullopt, ""}), "llvm-f6ded0b5-00000000-macos-arm64");
   EXPECT_EQ(name_for({"Linux", "x86_64", std::nullopt, "alpine"}, "custom-os"),
             "llvm-f6ded0b5-00000000-custom-os");
@@ -70,6 +72,7 @@ TEST_F(LlvmPackageTest, MuslIsUserConfiguredNotACrash) {
 }
 
 TEST_F(LlvmPackageTest, NoAscendBuildMeansUpstream) {
-  EXPECT_TRUE(std::holds_alternative<UseUpstreamLlvm>(choose({"Windows", "AMD64", std::nullopt, ""})));
+  EXPECT_TRUE(
+      std::holds_alternative<UseUpstreamLlvm>(choose({"Windows", "AMD64", std::nullopt, ""})));
   EXPECT_TRUE(std::holds_alternative<UseUpstreamLlvm>(choose({"Linux", "riscv64", "2.36", ""})));
 }

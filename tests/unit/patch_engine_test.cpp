@@ -2,8 +2,8 @@
 // real git checkout and on a tree that is no git checkout (a source archive).
 // The reference is always `git apply` itself.
 #include "base/tree/patch_engine.hpp"
-#include "base/util/error.hpp"
 #include "base/layer/profile.hpp"
+#include "base/util/error.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

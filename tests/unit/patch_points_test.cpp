@@ -2,8 +2,8 @@
 // table (the same check runs on setup.py's source and on the loaded module).
 #include "host/layer/patch_points.hpp"
 
-#include "base/util/error.hpp"
 #include "base/layer/profile.hpp"
+#include "base/util/error.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

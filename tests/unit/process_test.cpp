@@ -1,11 +1,59 @@
 // run_process against real children.
-#include "base/util/process.hpp"
+#include "base/process/process.hpp"
 
-#include "base/stop/stop_signals.hpp"
+#include "base/process/stop_signals.hpp"
+
+#include "base/util/error.hpp"
+
+#include <dlfcn.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
 using namespace ascend_setup;
+
+// This test binary's own poll() interposes libc's for run_process (linked in
+// statically): when poll_fails_with is set, it fails with that errno.
+namespace {
+int poll_fails_with = 0;
+}
+extern "C" int poll(pollfd* fds, nfds_t count, int timeout) {
+  if (poll_fails_with != 0) {
+    errno = poll_fails_with;
+    return -1;
+  }
+  using Poll = int (*)(pollfd*, nfds_t, int);
+  static const Poll real = reinterpret_cast<Poll>(dlsym(RTLD_NEXT, "poll"));
+  return real(fds, count, timeout);
+}
+
+// A poll failure other than EINTR while the child still writes: the pipes are
+// closed before the wait (the child gets EPIPE instead of blocking on a full
+// pipe forever) and the run reports the failure. Run in a forked child with
+// an alarm, so that the hang the old code had fails the test instead of
+// stalling it.
+TEST(Process, AFailedPollClosesThePipesWaitsForTheChildAndSaysWhy) {
+  const pid_t tester = ::fork();
+  ASSERT_GE(tester, 0);
+  if (tester == 0) {
+    ::alarm(20);
+    poll_fails_with = ENOMEM;
+    try {
+      run_process({{"sh", "-c", "head -c 1000000 /dev/zero; exit 4"}, std::nullopt, {}, ""});
+      ::_exit(11);  // no error reported
+    } catch (const Error& error) {
+      const std::string message = error.what();
+      ::_exit(message.find("cannot read the output of sh") != std::string::npos ? 0 : 12);
+    }
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(tester, &status, 0), tester);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status)
+                                 << " (14: SIGALRM, the wait never ended)";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "11: no error, 12: another message";
+}
 
 // A child that is gone (stopped, or done) before it read its stdin: the write
 // fails with EPIPE and the run goes on, instead of dying of SIGPIPE (exit 141,
@@ -14,9 +62,8 @@ using namespace ascend_setup;
 TEST(Process, AChildThatClosesItsStdinEndsTheWriteNotTheRun) {
   install_stop_signal_handlers();  // what both the host's main and this do first
   // More than a pipe holds, so the write is still going when the child closes it.
-  const ProcessResult result =
-      run_process({{"sh", "-c", "exec 0<&-; sleep 0.1; exit 3"}, std::nullopt, {},
-                   std::string(4 << 20, 'x')});
+  const ProcessResult result = run_process(
+      {{"sh", "-c", "exec 0<&-; sleep 0.1; exit 3"}, std::nullopt, {}, std::string(4 << 20, 'x')});
   EXPECT_EQ(result.exit_code, 3);
 }
 

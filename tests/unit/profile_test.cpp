@@ -80,6 +80,26 @@ TEST(Profile, NumbersOutOfRangeNameTheKey) {
   }
 }
 
+// One limit per key, said the same way with the line wherever the value is
+// out of it (git_hash_length once had two limits and two messages).
+TEST(Profile, EveryOutOfRangeValueGetsTheKeysOneLimitAndLine) {
+  for (const char* value : {"0", "2", "3", "41"}) {
+    const std::string message = error_of(
+        replace(builtin(), "git_hash_length = 8", std::string("git_hash_length = ") + value));
+    EXPECT_TRUE(std::regex_search(
+        message,
+        std::regex(
+            R"(^p\.toml:\d+: key 'version\.git_hash_length': expected an integer from 4 to 40$)")))
+        << value << ": " << message;
+  }
+  EXPECT_EQ(
+      parse_profile(replace(builtin(), "git_hash_length = 8", "git_hash_length = 4"), "p.toml")
+          .version.git_hash_length,
+      4);
+  const std::string pin = error_of(replace(builtin(), "pin = \"d2ac268c", "pin = \"master"));
+  EXPECT_TRUE(std::regex_search(pin, std::regex(R"(^p\.toml:\d+: key 'distributed\.pin')"))) << pin;
+}
+
 TEST(Profile, MissingAndUnknownKeysAreErrors) {
   EXPECT_NE(error_of(replace(builtin(), "url = \"https://gitcode", "urll = \"https://gitcode"))
                 .find("'metadata.url'"),

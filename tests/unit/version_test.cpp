@@ -52,8 +52,8 @@ TEST_F(WheelVersion, ReadsVersionFileOrFallback) {
 TEST_F(WheelVersion, GitHashMatchesGitRevParse) {
   write_file(dir.path() / "tree" / "version.txt", "3.6.0\n");
   make_git_repo(dir.path() / "tree", dir.path());
-  const std::string short_id = must_run({"git", "rev-parse", "--short=8", "HEAD"},
-                                        dir.path() / "tree", git_env(dir.path()));
+  const std::string short_id =
+      must_run({"git", "rev-parse", "--short=8", "HEAD"}, dir.path() / "tree", git_env(dir.path()));
   EXPECT_EQ(wheel_version(builtin(), dir.path() / "tree"),
             "3.6.0+git" + short_id.substr(0, short_id.find('\n')));
   setenv("IS_MANYLINUX", "ON", 1);

@@ -14,12 +14,18 @@ struct GitApplyResult {
   std::string err;  // git's own report when it did not apply
 };
 
-// Applies `text` (reversed when `reverse`; only checked when `check_only`)
-// to the files under `scratch`, limited to the tree-relative paths `only`
-// when given. A malformed patch throws Error naming `origin`; git missing
-// throws Error.
+enum class ApplyDirection { forward, reverse };
+enum class ApplyAction { write, check_only };
+
+struct GitApplyOptions {
+  ApplyDirection direction = ApplyDirection::forward;
+  ApplyAction action = ApplyAction::write;
+  std::vector<std::string> only;  // tree-relative paths to limit it to; empty: all
+};
+
+// Applies `text` to the files under `scratch` as `options` say. A malformed
+// patch throws Error naming `origin`; git missing throws Error.
 GitApplyResult git_apply(const std::filesystem::path& scratch, const std::string& text,
-                         const std::filesystem::path& origin, bool reverse, bool check_only,
-                         const std::vector<std::string>& only);
+                         const std::filesystem::path& origin, const GitApplyOptions& options = {});
 
 }  // namespace ascend_setup

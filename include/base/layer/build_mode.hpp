@@ -1,4 +1,4 @@
-// Dev or release build (seed 4.3): whether the dev patch is applied.
+// Dev or release build: whether the dev patch is applied.
 #pragma once
 
 #include "base/layer/profile.hpp"
@@ -24,7 +24,7 @@ struct ModeChoice {
 // - manylinux (the merged entry's): release only when the manylinux switch is
 //   on, the version suffix is empty and the version text (the version file,
 //   else the profile's fallback) has no "dev";
-// - branch (the design text's): not a git checkout -> release; a branch whose
+// - branch: not a git checkout -> release; a branch whose
 //   name starts with "release" -> release; anything else, detached HEAD
 //   included -> dev. The branch is read with libgit2.
 ModeChoice choose_build_mode(std::optional<BuildMode> forced, const Profile& profile,

@@ -50,7 +50,7 @@ std::optional<std::string> env_value(EnvVar var, const Profile* profile);
 
 // A boolean variable read the way its readers read it: upstream's
 // check_env_flag (ON, 1, YES, TRUE, Y in any case) for the build switches, the
-// design text's 1/on/true for the dev/release and coverage switches; unset
+// layer's own 1/on/true for the dev/release and coverage switches; unset
 // means the row's default.
 bool env_on(EnvVar var, const Profile& profile);
 

@@ -1,10 +1,10 @@
-// Which LLVM package the Ascend layer builds against (seed 4.5): the Ascend
+// Which LLVM package the Ascend layer builds against: the Ascend
 // build of LLVM named after upstream's LLVM revision and a hash of the Ascend
 // LLVM patches, or, where no Ascend build exists, upstream's choice.
 #pragma once
 
-#include "base/util/platform_info.hpp"
 #include "base/layer/profile.hpp"
+#include "base/util/platform_info.hpp"
 
 #include <filesystem>
 #include <string>

@@ -1,4 +1,4 @@
-// Which profile a run uses (README "The profile"). In order: --profile FILE;
+// Which profile a run uses (doc/profile.md). In order: --profile FILE;
 // the tree's own ascend-setup.toml; else the tree's upstream version picks
 // among the profiles of each --profile-dir and the built-in ones
 // (profiles/*.toml): the one made for that version, else one of the same

@@ -1,4 +1,4 @@
-// The Ascend source patches (seed 4.4), applied safely: the tree is brought to
+// The Ascend source patches, applied safely: the tree is brought to
 // "patched for this mode" with `git apply` semantics (a hunk whose context
 // moved still applies), all or nothing, keeping the user's own edits, and
 // without touching a file that already has the right content.
@@ -12,9 +12,9 @@
 #pragma once
 
 #include "base/layer/build_mode.hpp"
+#include "base/layer/profile.hpp"
 #include "base/tree/file_lock.hpp"
 #include "base/tree/patch_record.hpp"
-#include "base/layer/profile.hpp"
 
 #include <filesystem>
 #include <optional>
@@ -74,7 +74,16 @@ class PatchEngine {
   struct Analysis;
 
   std::vector<Patch> wanted_patches() const;  // read and hashed, not parsed
+  // The analysis, step by step: what may be applied, the files copied into
+  // the scratch directory, the candidates undone there, the wanted applied.
   Analysis analyse(const std::vector<Patch>& wanted) const;
+  std::vector<Patch> candidates(const std::vector<Patch>& wanted) const;
+  void copy_files(Analysis& analysis, const std::vector<Patch>& wanted) const;
+  void undo_candidates(Analysis& analysis) const;
+  void apply_wanted(Analysis& analysis, const std::vector<Patch>& wanted) const;
+  static PatchStatus recorded_status(const std::vector<Patch>& wanted);
+  static std::pair<FileStatus, bool> file_status(const Analysis& analysis, const std::string& file,
+                                                 const std::vector<Patch>& wanted);
   PatchOutcome reconcile(const std::vector<Patch>& wanted, bool force,
                          TreeTransaction& transaction);
   void report_troubled_files(const std::vector<std::string>& troubled, const Analysis& analysis,
@@ -95,7 +104,7 @@ class PatchEngine {
 void recover_interrupted_patching(const std::filesystem::path& tree_root);
 
 // The patch step of a build (CMakeBuild.run()) and of --apply-patches: picks
-// the mode (seed 4.3), brings the tree to "patched for this mode" and logs
+// the mode (build_mode.hpp), brings the tree to "patched for this mode" and logs
 // what it did.
 PatchOutcome patch_source_tree(const std::filesystem::path& tree_root, const Profile& profile,
                                std::optional<BuildMode> forced_mode, bool force);

@@ -8,7 +8,9 @@
 
 namespace ascend_setup {
 
-// The file's bytes, or nullopt when it cannot be opened.
+// The file's bytes, or nullopt when it does not exist (ENOENT, ENOTDIR). Any
+// other failure (no permission, a directory, an I/O error) throws Error with
+// the path and the system's reason: it is never taken for "absent".
 std::optional<std::string> read_text_file(const std::filesystem::path& path);
 
 // Writes all of `bytes` to `fd` (short writes and EINTR retried); throws

@@ -1,9 +1,9 @@
-// Seed 4.9: the keyword arguments the real setup() receives, rewritten from
+// The keyword arguments the real setup() receives, rewritten from
 // the captured ones after the module has been patched.
 #pragma once
 
-#include "base/util/platform_info.hpp"
 #include "base/layer/profile.hpp"
+#include "base/util/platform_info.hpp"
 
 #include <pybind11/pybind11.h>
 

@@ -1,12 +1,12 @@
-// The Ascend overrides of upstream's setup module (seed 4.5-4.8, 5): one unit
+// The Ascend overrides of upstream's setup module: one unit
 // per patch point, each in its own file, each wrapping the upstream name and
-// falling back to it where the seed says so. Applied in this order by
+// falling back to it where upstream's behaviour is kept. Applied in this order by
 // apply_overrides().
 #pragma once
 
 #include "base/layer/build_mode.hpp"
-#include "base/util/platform_info.hpp"
 #include "base/layer/profile.hpp"
+#include "base/util/platform_info.hpp"
 
 #include <pybind11/pybind11.h>
 

@@ -1,5 +1,5 @@
 // Executing upstream's setup.py with setuptools.setup swapped for a native
-// callable that records its keyword arguments (seed 4.1: the module defines
+// callable that records its keyword arguments (the module defines
 // all its functions and classes, and setup() is captured, not run).
 #pragma once
 

@@ -4,8 +4,8 @@
 // "__class__".
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <pybind11/pybind11.h>
+#include <nlohmann/json.hpp>
 
 namespace ascend_setup {
 

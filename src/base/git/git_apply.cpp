@@ -1,7 +1,7 @@
 #include "base/git/git_apply.hpp"
 
+#include "base/process/process.hpp"
 #include "base/util/error.hpp"
-#include "base/util/process.hpp"
 
 namespace ascend_setup {
 
@@ -22,17 +22,16 @@ std::string exact_glob(const std::string& path) {
 }  // namespace
 
 GitApplyResult git_apply(const std::filesystem::path& scratch, const std::string& text,
-                         const std::filesystem::path& origin, bool reverse, bool check_only,
-                         const std::vector<std::string>& only) {
+                         const std::filesystem::path& origin, const GitApplyOptions& options) {
   ProcessSpec spec;
   spec.argv = {"git", "apply"};
-  if (reverse) {
+  if (options.direction == ApplyDirection::reverse) {
     spec.argv.emplace_back("--reverse");
   }
-  if (check_only) {
+  if (options.action == ApplyAction::check_only) {
     spec.argv.emplace_back("--check");
   }
-  for (const auto& file : only) {
+  for (const auto& file : options.only) {
     spec.argv.push_back("--include=" + exact_glob(file));
   }
   spec.cwd = scratch;

@@ -11,6 +11,8 @@
 #include <csignal>
 #include <system_error>
 
+// libgit2's *_options_init functions, not its *_INIT macros: clang reports
+// every field those brace lists leave out (-Wmissing-field-initializers).
 namespace ascend_setup {
 
 void ensure_libgit2() {
@@ -185,7 +187,8 @@ void SourceRepo::ensure_submodule(const std::string& path) const {
   if (checked_out) {
     return;
   }
-  git_submodule_update_options options = GIT_SUBMODULE_UPDATE_OPTIONS_INIT;
+  git_submodule_update_options options;
+  git_submodule_update_options_init(&options, GIT_SUBMODULE_UPDATE_OPTIONS_VERSION);
   if (git_submodule_update(submodule, /*init=*/1, &options) != 0) {
     const char* url = git_submodule_url(submodule);
     throw Error("cannot check out the submodule " + path + " from " + (url ? url : "?") + ": " +
@@ -229,7 +232,8 @@ SourceRepo SourceRepo::clone(const std::string& url, const std::string& branch,
       ("." + directory.filename().string() + ".ascend-setup-clone-" + std::to_string(::getpid()));
   std::error_code ignored;
   std::filesystem::remove_all(staging, ignored);
-  git_clone_options options = GIT_CLONE_OPTIONS_INIT;
+  git_clone_options options;
+  git_clone_options_init(&options, GIT_CLONE_OPTIONS_VERSION);
   options.checkout_branch = branch.c_str();
   git_repository* repo = nullptr;
   if (git_clone(&repo, url.c_str(), staging.c_str(), &options) != 0) {
@@ -266,7 +270,8 @@ void SourceRepo::fetch_origin() const {
     throw Error("the clone has no remote 'origin': " + last_git_error());
   }
   GitPtr<git_remote> remote(raw, git_remote_free);
-  git_fetch_options options = GIT_FETCH_OPTIONS_INIT;
+  git_fetch_options options;
+  git_fetch_options_init(&options, GIT_FETCH_OPTIONS_VERSION);
   options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL;
   if (git_remote_fetch(remote.get(), nullptr, &options, nullptr) != 0) {
     const char* url = git_remote_url(remote.get());
@@ -276,7 +281,8 @@ void SourceRepo::fetch_origin() const {
 }
 
 std::vector<std::string> SourceRepo::changed_files() const {
-  git_status_options options = GIT_STATUS_OPTIONS_INIT;
+  git_status_options options;
+  git_status_options_init(&options, GIT_STATUS_OPTIONS_VERSION);
   options.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
   options.flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
   git_status_list* raw = nullptr;
@@ -304,7 +310,8 @@ void SourceRepo::checkout_detached(const std::string& id) const {
     throw Error("commit " + id + " is not in the clone: " + last_git_error());
   }
   GitPtr<git_commit> commit(raw, git_commit_free);
-  git_checkout_options options = GIT_CHECKOUT_OPTIONS_INIT;
+  git_checkout_options options;
+  git_checkout_options_init(&options, GIT_CHECKOUT_OPTIONS_VERSION);
   options.checkout_strategy = GIT_CHECKOUT_SAFE;
   if (git_checkout_tree(repo_.get(), reinterpret_cast<const git_object*>(commit.get()), &options) !=
           0 ||

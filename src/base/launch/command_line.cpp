@@ -7,6 +7,52 @@
 
 namespace ascend_setup {
 
+namespace {
+
+// A path option means what it says in the directory the user ran the command
+// in: made absolute before anything changes directory (-C, the host's move
+// into setup.py's directory). Empty stays empty (an option's own check).
+std::filesystem::path from_here(const std::string& path) {
+  return path.empty() ? std::filesystem::path() : std::filesystem::absolute(path);
+}
+
+// Help for a flag with an optional "=MODE" reads `--dump-kwargs[=MODE]`: CLI11
+// would print the default inside the name (`--dump-kwargs{rewritten}`) and the
+// allowed values after it; the modes are listed in each description instead.
+class HelpFormatter : public CLI::Formatter {
+ public:
+  std::string make_option_name(const CLI::Option* option, bool positional) const override {
+    std::string name = CLI::Formatter::make_option_name(option, positional);
+    const auto open = name.find('{');
+    const auto close = name.find('}', open);
+    if (open != std::string::npos && close != std::string::npos) {
+      name.replace(open, close - open + 1, "[=MODE]");
+    }
+    return name;
+  }
+  // An option's value name alone (`--log-level LEVEL`): the allowed values are
+  // in its description, not appended as ":{...}".
+  std::string make_option_opts(const CLI::Option* option) const override {
+    if (has_mode(option)) {
+      return "";
+    }
+    std::string opts = CLI::Formatter::make_option_opts(option);
+    const auto open = opts.find(":{");
+    const auto close = opts.find('}', open);
+    if (open != std::string::npos && close != std::string::npos) {
+      opts.erase(open, close - open + 1);
+    }
+    return opts;
+  }
+
+ private:
+  static bool has_mode(const CLI::Option* option) {
+    return option->get_name(false, true).find('{') != std::string::npos;
+  }
+};
+
+}  // namespace
+
 HostOptions parse_command_line(const std::vector<std::string>& argv) {
   HostOptions options;
   options.log_level = env_value(EnvVar::log_level, nullptr).value_or("info");
@@ -18,6 +64,7 @@ HostOptions parse_command_line(const std::vector<std::string>& argv) {
       "ascend-setup"};
   // Stop at the first argument that is not a host option: the rest is setup.py's.
   app.prefix_command();
+  app.formatter(std::make_shared<HelpFormatter>());
   app.set_help_flag("--help", "Print this help (setup.py's help: ascend-setup -- --help)");
 
   std::string source_dir;
@@ -25,21 +72,26 @@ HostOptions parse_command_line(const std::vector<std::string>& argv) {
   std::string profile;
   std::string python;
   std::string dump;
-  app.add_option("-C,--source-dir", source_dir,
-                 "Source tree to build (default: current directory)");
+  app.add_option("-C,--source-dir", source_dir, "Source tree to build (default: current directory)")
+      ->type_name("DIR");
   app.add_option("--setup-py", setup_py,
-                 "Upstream setup.py to run (default: <source dir>/setup.py)");
+                 "Upstream setup.py to run (default: <source dir>/setup.py)")
+      ->type_name("FILE");
   app.add_option("--profile", profile,
                  "Version profile (default: <source dir>/ascend-setup.toml, else the one the "
-                 "tree's upstream version picks among --profile-dir's and the built-in ones)");
+                 "tree's upstream version picks among --profile-dir's and the built-in ones)")
+      ->type_name("FILE");
   app.add_option("--profile-dir", options.profile_dirs,
                  "A directory of version profiles (*.toml) to choose from before the built-in "
-                 "ones; repeatable");
+                 "ones; repeatable")
+      ->type_name("DIR");
   app.add_option("--python", python,
-                 "Python interpreter to pose as (default: $VIRTUAL_ENV/bin/python, else the "
-                 "one ascend-setup was built against)");
+                 "Python interpreter to run setup.py with (default: $VIRTUAL_ENV's python, "
+                 "else python3 on PATH, else the one ascend-setup was built for)")
+      ->type_name("PATH");
   app.add_option("--log-level", options.log_level,
                  "trace|debug|info|warn|error (default: $ASCEND_SETUP_LOG_LEVEL or info)")
+      ->type_name("LEVEL")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
   // A flag with an optional "=MODE": it never takes the next argument, which is setup.py's.
   app.add_flag("--dump-kwargs{rewritten}", dump,
@@ -89,7 +141,8 @@ HostOptions parse_command_line(const std::vector<std::string>& argv) {
   dev_flag->excludes(release_flag);
   app.add_flag("--trust-source-dir", options.trust_source_dir,
                "Read a git checkout owned by another user (this process only)");
-  app.add_flag("--host-version", options.host_version, "Print ascend-setup's own version");
+  app.add_flag("--host-version", options.host_version,
+               "Print ascend-setup's version and the CPython minors it serves");
 
   std::vector<std::string> reversed(argv.rbegin(), argv.rend() - (argv.empty() ? 0 : 1));
   try {
@@ -103,16 +156,21 @@ HostOptions parse_command_line(const std::vector<std::string>& argv) {
   }
 
   if (!source_dir.empty()) {
-    options.source_dir = source_dir;
+    options.source_dir = from_here(source_dir);
   }
   if (!setup_py.empty()) {
-    options.setup_py = setup_py;
+    options.setup_py = from_here(setup_py);
   }
   if (!profile.empty()) {
-    options.profile = profile;
+    options.profile = from_here(profile);
   }
+  for (auto& dir : options.profile_dirs) {
+    dir = from_here(dir.string());
+  }
+  // A name without a slash is looked up on PATH, as a shell would.
   if (!python.empty()) {
-    options.python = python;
+    options.python =
+        python.find('/') == std::string::npos ? std::filesystem::path(python) : from_here(python);
   }
   if (dump == "rewritten") {
     options.dump = DumpMode::rewritten;

@@ -1,8 +1,8 @@
 #include "base/launch/interpreter.hpp"
 
 #include "base/layer/environment.hpp"
+#include "base/process/process.hpp"
 #include "base/util/error.hpp"
-#include "base/util/process.hpp"
 
 #include <unistd.h>
 

@@ -8,7 +8,7 @@ namespace ascend_setup {
 
 namespace {
 
-// The design text's rule (seed 4.3): the checkout and its branch decide (in
+// The branch rule: the checkout and its branch decide (in
 // an unpacked sdist of a checkout, the branch it recorded).
 ModeChoice branch_rule(const Profile& profile, const std::filesystem::path& tree_root) {
   const auto facts = checkout_facts(tree_root, profile.version.git_hash_length);

@@ -1,7 +1,7 @@
 #include "base/layer/checkout_record.hpp"
 
-#include "base/util/error.hpp"
 #include "base/git/source_repo.hpp"
+#include "base/util/error.hpp"
 #include "base/util/text_file.hpp"
 
 #include <sstream>

@@ -1,7 +1,7 @@
 #include "base/layer/environment.hpp"
 
-#include "base/util/error.hpp"
 #include "base/layer/profile.hpp"
+#include "base/util/error.hpp"
 #include "base/util/strings.hpp"
 
 #include <spdlog/spdlog.h>
@@ -15,8 +15,8 @@ namespace ascend_setup {
 
 namespace {
 
-// How a variable is read: text, upstream's check_env_flag, or the design
-// text's 1/on/true switch.
+// How a variable is read: text, upstream's check_env_flag, or the layer's
+// own 1/on/true switch.
 enum class Kind { text, flag, switch_ };
 
 struct Row {

@@ -1,8 +1,8 @@
 #include "base/tree/distributed_sources.hpp"
 
+#include "base/git/source_repo.hpp"
 #include "base/layer/environment.hpp"
 #include "base/util/error.hpp"
-#include "base/git/source_repo.hpp"
 #include "base/util/strings.hpp"
 
 #include <spdlog/spdlog.h>

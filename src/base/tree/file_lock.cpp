@@ -1,6 +1,6 @@
 #include "base/tree/file_lock.hpp"
 
-#include "base/stop/stop_signals.hpp"
+#include "base/process/stop_signals.hpp"
 #include "base/util/system_error.hpp"
 
 #include <fcntl.h>

@@ -2,14 +2,16 @@
 
 #include "base/git/hunk_check.hpp"
 
-#include "base/util/error.hpp"
-#include "base/tree/file_lock.hpp"
 #include "base/git/git_apply.hpp"
-#include "base/tree/scratch_dir.hpp"
 #include "base/git/source_repo.hpp"
+#include "base/layer/patch_files.hpp"
+#include "base/tree/file_lock.hpp"
+#include "base/tree/scratch_dir.hpp"
+#include "base/tree/state_paths.hpp"
+#include "base/tree/tree_transaction.hpp"
+#include "base/util/error.hpp"
 #include "base/util/strings.hpp"
 #include "base/util/text_file.hpp"
-#include "base/tree/tree_transaction.hpp"
 
 #include <sys/stat.h>
 
@@ -66,6 +68,27 @@ struct PatchEngine::Analysis {
   std::map<std::string, std::vector<const Patch*>> applied;  // file -> candidates found applied
   std::map<std::string, std::string> conflicts;  // file -> the patch whose hunks do not fit
   std::set<std::string> missing;                 // files a patch needs that do not exist
+
+  // Not yet found missing or in conflict.
+  bool open(const std::string& file) const {
+    return conflicts.count(file) == 0 && missing.count(file) == 0;
+  }
+  bool all_open(const Patch& patch) const {
+    return std::all_of(patch.files.begin(), patch.files.end(),
+                       [&](const std::string& file) { return open(file); });
+  }
+  // A hunk of `patch` did not fit `file`: missing, unless the patch creates
+  // it (while applying), else a conflict.
+  void failed(const Patch& patch, const std::string& file, bool undoing) {
+    if (!fs::exists(scratch.path() / file) && (undoing || patch.created.count(file) == 0)) {
+      missing.insert(file);
+    } else {
+      conflicts.emplace(file, patch.name);
+    }
+  }
+  void found_applied(const std::string& file, const Patch& patch) {
+    applied[file].insert(applied[file].begin(), &patch);
+  }
 };
 
 PatchEngine::PatchEngine(fs::path tree_root, const Profile& profile, BuildMode mode,
@@ -77,58 +100,62 @@ PatchEngine::PatchEngine(fs::path tree_root, const Profile& profile, BuildMode m
       record_(state_dir_) {}
 
 fs::path PatchEngine::default_state_dir(const fs::path& tree_root) {
-  return tree_root / "build" / "ascend-setup" / "patches";
+  return patch_state_dir(tree_root);
 }
 
 std::vector<PatchText> PatchEngine::wanted_patches() const {
-  std::vector<std::pair<const char*, const PatchFile*>> entries = {
-      {"main", &profile_.patches.main}};
-  if (mode_ == BuildMode::dev) {
-    entries.emplace_back("dev", &profile_.patches.dev);
-  }
   std::vector<Patch> patches;
-  for (const auto& [role, entry] : entries) {
-    const fs::path path = tree_root_ / profile_.patches.directory / entry->file;
+  for (const ProfilePatchFile& patch_file : profile_patch_files(profile_, mode_)) {
+    const fs::path path = tree_root_ / patch_file.relative;
     const auto text = read_text_file(path);
     if (!text) {
-      if (entry->optional) {
-        spdlog::info("no {} patch {}: skipped (optional in the profile)", role, path.string());
+      if (patch_file.entry->optional) {
+        spdlog::info("no {} patch {}: skipped (optional in the profile)", patch_file.role,
+                     path.string());
         continue;
       }
-      throw Error("the Ascend " + std::string(role) + " patch " + path.string() +
+      throw Error("the Ascend " + patch_file.role + " patch " + path.string() +
                   " does not exist (named by the profile " + profile_.source +
                   "; mark it optional there if a tree may lack it)");
     }
-    patches.push_back(Patch::read(entry->file, path, *text));
+    patches.push_back(Patch::read(patch_file.entry->file, path, *text));
   }
   return patches;
 }
 
-PatchEngine::Analysis PatchEngine::analyse(const std::vector<Patch>& wanted) const {
-  Analysis analysis;
-  analysis.candidates = record_.patches();
-  if (analysis.candidates.empty()) {
-    // No record: any patch of the profile may be applied (the dev one in a
-    // release build too, e.g. after a switch); the wanted ones are read already.
-    analysis.candidates = wanted;
-    for (const PatchFile* entry : {&profile_.patches.main, &profile_.patches.dev}) {
-      const bool read = std::any_of(wanted.begin(), wanted.end(),
-                                    [&](const Patch& patch) { return patch.name == entry->file; });
-      const fs::path path = tree_root_ / profile_.patches.directory / entry->file;
-      const auto text = read ? std::nullopt : read_text_file(path);
-      if (!text) {
-        continue;
+// The patches that may be applied now: those of the record, else (no record)
+// any patch of the profile, the dev one in a release build too (e.g. after a
+// switch); the wanted ones are read already.
+std::vector<PatchText> PatchEngine::candidates(const std::vector<Patch>& wanted) const {
+  std::vector<Patch> candidates = record_.patches();
+  if (!candidates.empty()) {
+    return candidates;
+  }
+  candidates = wanted;
+  for (const ProfilePatchFile& patch_file : profile_patch_files(profile_, std::nullopt)) {
+    const bool read = std::any_of(wanted.begin(), wanted.end(), [&](const Patch& patch) {
+      return patch.name == patch_file.entry->file;
+    });
+    const fs::path path = tree_root_ / patch_file.relative;
+    const auto text = read ? std::nullopt : read_text_file(path);
+    if (!text) {
+      continue;
+    }
+    try {
+      candidates.push_back(Patch::parse(patch_file.entry->file, path, *text));
+    } catch (const Error& error) {
+      if (patch_file.role == "main") {
+        throw;
       }
-      try {
-        analysis.candidates.push_back(Patch::parse(entry->file, path, *text));
-      } catch (const Error& error) {
-        if (entry == &profile_.patches.main) {
-          throw;
-        }
-        spdlog::warn("{} (not used in a release build)", error.what());
-      }
+      spdlog::warn("{} (not used in a release build)", error.what());
     }
   }
+  return candidates;
+}
+
+// Every file of the candidates and the wanted patches, copied into the scratch
+// directory (those that exist).
+void PatchEngine::copy_files(Analysis& analysis, const std::vector<Patch>& wanted) const {
   for (const std::vector<Patch>* list :
        std::initializer_list<const std::vector<Patch>*>{&analysis.candidates, &wanted}) {
     for (const auto& patch : *list) {
@@ -146,53 +173,62 @@ PatchEngine::Analysis PatchEngine::analyse(const std::vector<Patch>& wanted) con
       fs::copy_file(tree_root_ / file, scratch / file);
     }
   }
-  auto unresolved = [&](const std::string& file) {
-    return analysis.conflicts.count(file) == 0 && analysis.missing.count(file) == 0;
-  };
-  auto classify_failure = [&](const Patch& patch, const std::string& file, bool undoing) {
-    const bool exists = fs::exists(scratch / file);
-    if (!exists && (undoing || patch.created.count(file) == 0)) {
-      analysis.missing.insert(file);
-    } else {
-      analysis.conflicts.emplace(file, patch.name);
-    }
-  };
+}
 
-  // Undo, last applied first. One `git apply` for the whole patch when it
-  // fits everywhere; file by file otherwise, to tell which files differ.
+// Undoes the candidates, last applied first, noting where each was applied.
+// One `git apply` for the whole patch when it fits everywhere; file by file
+// otherwise, to tell which files differ.
+void PatchEngine::undo_candidates(Analysis& analysis) const {
+  const fs::path& scratch = analysis.scratch.path();
   for (auto patch = analysis.candidates.rbegin(); patch != analysis.candidates.rend(); ++patch) {
-    const bool all_open = std::all_of(patch->files.begin(), patch->files.end(), unresolved);
-    if (all_open && git_apply(scratch, patch->text, patch->origin, true, false, {}).ok) {
+    if (analysis.all_open(*patch) && git_apply(scratch, patch->text, patch->origin,
+                                               {ApplyDirection::reverse, ApplyAction::write, {}})
+                                         .ok) {
       for (const auto& file : patch->files) {
-        analysis.applied[file].insert(analysis.applied[file].begin(), &*patch);
+        analysis.found_applied(file, *patch);
       }
       continue;
     }
     for (const auto& file : patch->files) {
-      if (!unresolved(file)) {
+      if (!analysis.open(file)) {
         continue;
       }
-      if (git_apply(scratch, patch->text, patch->origin, true, false, {file}).ok) {
-        analysis.applied[file].insert(analysis.applied[file].begin(), &*patch);
-      } else if (!git_apply(scratch, patch->text, patch->origin, false, true, {file}).ok) {
-        classify_failure(*patch, file, true);
+      if (git_apply(scratch, patch->text, patch->origin,
+                    {ApplyDirection::reverse, ApplyAction::write, {file}})
+              .ok) {
+        analysis.found_applied(file, *patch);
+      } else if (!git_apply(scratch, patch->text, patch->origin,
+                            {ApplyDirection::forward, ApplyAction::check_only, {file}})
+                      .ok) {
+        analysis.failed(*patch, file, true);  // neither applied nor applicable
       }
     }
   }
+}
 
-  // Apply the wanted set to the base content.
+// Applies the wanted set to the base content the undo left.
+void PatchEngine::apply_wanted(Analysis& analysis, const std::vector<Patch>& wanted) const {
+  const fs::path& scratch = analysis.scratch.path();
   for (const auto& patch : wanted) {
-    const bool all_open = std::all_of(patch.files.begin(), patch.files.end(), unresolved);
-    if (all_open && git_apply(scratch, patch.text, patch.origin, false, false, {}).ok) {
+    if (analysis.all_open(patch) && git_apply(scratch, patch.text, patch.origin).ok) {
       continue;
     }
     for (const auto& file : patch.files) {
-      if (unresolved(file) &&
-          !git_apply(scratch, patch.text, patch.origin, false, false, {file}).ok) {
-        classify_failure(patch, file, false);
+      if (analysis.open(file) && !git_apply(scratch, patch.text, patch.origin,
+                                            {ApplyDirection::forward, ApplyAction::write, {file}})
+                                      .ok) {
+        analysis.failed(patch, file, false);
       }
     }
   }
+}
+
+PatchEngine::Analysis PatchEngine::analyse(const std::vector<Patch>& wanted) const {
+  Analysis analysis;
+  analysis.candidates = candidates(wanted);
+  copy_files(analysis, wanted);
+  undo_candidates(analysis);
+  apply_wanted(analysis, wanted);
   return analysis;
 }
 
@@ -280,8 +316,9 @@ PatchOutcome PatchEngine::reconcile(const std::vector<Patch>& wanted, bool force
       }
       write_text_file(scratch / file, *committed);
       for (const auto& patch : wanted) {
-        if (patch.touches(file) &&
-            !git_apply(scratch, patch.text, patch.origin, false, false, {file}).ok) {
+        if (patch.touches(file) && !git_apply(scratch, patch.text, patch.origin,
+                                              {ApplyDirection::forward, ApplyAction::write, {file}})
+                                        .ok) {
           throw Error("the patch " + patch.origin.string() + " does not apply to the committed " +
                           file + " either: the patch does not fit this tree",
                       exit_code::patch_conflict);
@@ -318,7 +355,7 @@ PatchOutcome PatchEngine::reconcile(const std::vector<Patch>& wanted, bool force
   return outcome;
 }
 
-fs::path PatchEngine::journal_dir() const { return state_dir_ / "journal"; }
+fs::path PatchEngine::journal_dir() const { return ascend_setup::journal_dir(state_dir_); }
 
 // One run at a time patches a tree; what a killed one left is rolled back
 // first, under the lock.
@@ -329,10 +366,10 @@ FileLock PatchEngine::lock_tree() const {
 }
 
 void recover_interrupted_patching(const fs::path& tree_root) {
-  const fs::path state_dir = PatchEngine::default_state_dir(tree_root);
-  if (fs::exists(state_dir / "journal" / "journal.json")) {
+  const fs::path state_dir = patch_state_dir(tree_root);
+  if (fs::exists(journal_dir(state_dir) / journal_file_name)) {
     FileLock lock(state_dir / "tree.lock", "patching " + tree_root.string());
-    TreeTransaction::recover(state_dir / "journal");
+    TreeTransaction::recover(journal_dir(state_dir));
   }
 }
 
@@ -340,7 +377,7 @@ PatchOutcome PatchEngine::apply(bool force) {
   std::vector<Patch> wanted = wanted_patches();
   PatchOutcome up_to_date;
   up_to_date.up_to_date = true;
-  if (!fs::exists(journal_dir() / "journal.json") && record_.matches(wanted, tree_root_)) {
+  if (!fs::exists(journal_dir() / journal_file_name) && record_.matches(wanted, tree_root_)) {
     return up_to_date;
   }
   const FileLock lock = lock_tree();
@@ -374,74 +411,96 @@ PatchOutcome PatchEngine::restore(bool force) {
   return outcome;
 }
 
+namespace {
+
+bool same_patch(const PatchText* a, const PatchText& b) {
+  return a->name == b.name && a->sha256 == b.sha256;
+}
+
+}  // namespace
+
+// The record says the tree is patched for this mode: every wanted patch
+// applied, each of its files patched.
+PatchStatus PatchEngine::recorded_status(const std::vector<Patch>& wanted) {
+  PatchStatus status;
+  for (const auto& patch : wanted) {
+    status.patches.push_back({patch.name, true, true});
+    for (const auto& file : patch.files) {
+      if (std::none_of(status.files.begin(), status.files.end(),
+                       [&](const auto& entry) { return entry.first == file; })) {
+        status.files.emplace_back(file, FileStatus::patched);
+      }
+    }
+  }
+  status.patched_for_mode = true;
+  return status;
+}
+
+// One file's status, and whether it holds exactly the wanted patches.
+std::pair<FileStatus, bool> PatchEngine::file_status(const Analysis& analysis,
+                                                     const std::string& file,
+                                                     const std::vector<Patch>& wanted) {
+  const auto found = analysis.applied.find(file);
+  const std::vector<const Patch*> applied =
+      found == analysis.applied.end() ? std::vector<const Patch*>{} : found->second;
+  std::vector<const Patch*> wanted_here;
+  for (const auto& patch : wanted) {
+    if (patch.touches(file)) {
+      wanted_here.push_back(&patch);
+    }
+  }
+  FileStatus status = FileStatus::pristine;
+  if (analysis.missing.count(file) != 0) {
+    return {FileStatus::missing, false};
+  }
+  if (analysis.conflicts.count(file) != 0) {
+    return {FileStatus::locally_modified, false};
+  }
+  if (!applied.empty()) {
+    const bool older = std::any_of(applied.begin(), applied.end(), [&](const Patch* a) {
+      return std::any_of(wanted.begin(), wanted.end(), [&](const Patch& w) {
+        return w.name == a->name && w.sha256 != a->sha256;
+      });
+    });
+    status = older ? FileStatus::patched_by_older_patch : FileStatus::patched;
+  }
+  const bool as_wanted =
+      applied.size() == wanted_here.size() &&
+      std::equal(applied.begin(), applied.end(), wanted_here.begin(),
+                 [&](const Patch* a, const Patch* w) { return same_patch(a, *w); });
+  return {status, as_wanted};
+}
+
 PatchStatus PatchEngine::status() {
   recover_interrupted_patching(tree_root_);
   std::vector<Patch> wanted = wanted_patches();
   for (auto& patch : wanted) {
     patch.parse_files();
   }
-  PatchStatus status;
   if (record_.matches(wanted, tree_root_)) {
-    for (const auto& patch : wanted) {
-      status.patches.push_back({patch.name, true, true});
-      for (const auto& file : patch.files) {
-        if (std::none_of(status.files.begin(), status.files.end(),
-                         [&](const auto& entry) { return entry.first == file; })) {
-          status.files.emplace_back(file, FileStatus::patched);
-        }
-      }
-    }
-    status.patched_for_mode = true;
-    return status;
+    return recorded_status(wanted);
   }
 
   const Analysis analysis = analyse(wanted);
-  auto same = [](const Patch* a, const Patch& b) {
-    return a->name == b.name && a->sha256 == b.sha256;
-  };
+  PatchStatus status;
   bool clean = true;
   for (const auto& file : analysis.files) {
-    FileStatus file_status = FileStatus::pristine;
-    const auto found = analysis.applied.find(file);
-    const std::vector<const Patch*> applied =
-        found == analysis.applied.end() ? std::vector<const Patch*>{} : found->second;
-    std::vector<const Patch*> wanted_here;
-    for (const auto& patch : wanted) {
-      if (patch.touches(file)) {
-        wanted_here.push_back(&patch);
-      }
-    }
-    if (analysis.missing.count(file) != 0) {
-      file_status = FileStatus::missing;
-    } else if (analysis.conflicts.count(file) != 0) {
-      file_status = FileStatus::locally_modified;
-    } else if (!applied.empty()) {
-      const bool older = std::any_of(applied.begin(), applied.end(), [&](const Patch* a) {
-        return std::any_of(wanted.begin(), wanted.end(), [&](const Patch& w) {
-          return w.name == a->name && w.sha256 != a->sha256;
-        });
-      });
-      file_status = older ? FileStatus::patched_by_older_patch : FileStatus::patched;
-    }
-    const bool as_wanted = file_status != FileStatus::missing &&
-                           file_status != FileStatus::locally_modified &&
-                           applied.size() == wanted_here.size() &&
-                           std::equal(applied.begin(), applied.end(), wanted_here.begin(),
-                                      [&](const Patch* a, const Patch* w) { return same(a, *w); });
+    const auto [file_state, as_wanted] = file_status(analysis, file, wanted);
     clean = clean && as_wanted;
-    status.files.emplace_back(file, file_status);
+    status.files.emplace_back(file, file_state);
   }
   auto applied_everywhere = [&](const Patch& patch) {
     return std::all_of(patch.files.begin(), patch.files.end(), [&](const std::string& file) {
       const auto found = analysis.applied.find(file);
       return found != analysis.applied.end() &&
              std::any_of(found->second.begin(), found->second.end(),
-                         [&](const Patch* a) { return same(a, patch); });
+                         [&](const Patch* a) { return same_patch(a, patch); });
     });
   };
   for (const auto& patch : wanted) {
     status.patches.push_back({patch.name, applied_everywhere(patch), true});
   }
+  // A candidate this mode does not want must not be applied anywhere.
   for (const auto& patch : analysis.candidates) {
     const bool listed = std::any_of(status.patches.begin(), status.patches.end(),
                                     [&](const auto& entry) { return entry.name == patch.name; });

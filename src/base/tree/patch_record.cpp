@@ -1,8 +1,8 @@
 #include "base/tree/patch_record.hpp"
 
+#include "base/git/source_repo.hpp"
 #include "base/util/digest.hpp"
 #include "base/util/error.hpp"
-#include "base/git/source_repo.hpp"
 #include "base/util/text_file.hpp"
 
 #include <git2.h>

@@ -7,19 +7,35 @@
 
 #include <cerrno>
 
-#include <fstream>
-#include <sstream>
-
 namespace ascend_setup {
 
 std::optional<std::string> read_text_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return std::nullopt;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT || errno == ENOTDIR) {
+      return std::nullopt;  // absent: the one case a caller may take as "not there"
+    }
+    throw system_error("read", path, errno);
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  std::string bytes;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n < 0) {
+      const int error = errno;  // EISDIR for a directory where a file should be
+      ::close(fd);
+      throw system_error("read", path, error);
+    }
+    if (n == 0) {
+      break;
+    }
+    bytes.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return bytes;
 }
 
 void write_fully(int fd, std::string_view bytes, const std::filesystem::path& path) {

@@ -1,6 +1,6 @@
 #include "base/wheel/parallel_deflate.hpp"
 
-#include "base/stop/stop_signals.hpp"
+#include "base/process/stop_signals.hpp"
 #include "base/util/error.hpp"
 
 #include <libdeflate.h>

@@ -1,6 +1,6 @@
 #include "base/wheel/wheel_writer.hpp"
 
-#include "base/stop/stop_signals.hpp"
+#include "base/process/stop_signals.hpp"
 #include "base/util/digest.hpp"
 #include "base/util/error.hpp"
 #include "base/util/system_error.hpp"

@@ -1,9 +1,9 @@
 #include "host/layer/setup_kwargs.hpp"
 
 #include "base/layer/environment.hpp"
-#include "host/layer/patch_points.hpp"
-#include "base/util/text_file.hpp"
 #include "base/layer/wheel_version.hpp"
+#include "base/util/text_file.hpp"
+#include "host/layer/patch_points.hpp"
 
 #include <spdlog/spdlog.h>
 

@@ -1,4 +1,4 @@
-// Seed 5: the Ascend backend goes first among the in-tree backends, so that
+// The Ascend backend goes first among the in-tree backends, so that
 // upstream's own code puts it into -DTRITON_CODEGEN_BACKENDS, the package
 // list and the triton.backends entry points.
 #include "host/overrides/overrides.hpp"

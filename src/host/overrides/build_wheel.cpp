@@ -1,4 +1,4 @@
-// Seed 4.7: the Ascend bdist_wheel, BuildWheel, a subclass of the command
+// The Ascend bdist_wheel, BuildWheel, a subclass of the command
 // upstream registered; installed as cmdclass["bdist_wheel"].
 //   run(): add_links(external_only=True), upstream's wheel build with the
 //   native packing (native_packing.hpp; ASCEND_SETUP_NATIVE_WHEEL=0: the
@@ -16,8 +16,8 @@
 
 #include "base/build/build_summary.hpp"
 #include "base/layer/environment.hpp"
+#include "base/process/process.hpp"
 #include "base/util/error.hpp"
-#include "base/util/process.hpp"
 #include "base/util/strings.hpp"
 #include "base/wheel/wheel_writer.hpp"
 #include "host/overrides/native_packing.hpp"

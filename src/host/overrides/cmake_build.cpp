@@ -1,21 +1,23 @@
-// Seed 4.6: the Ascend CMakeBuild, a subclass of upstream's installed as
+// The Ascend CMakeBuild, a subclass of upstream's installed as
 // cmdclass["build_ext"].
 //   run(): upstream's download_and_copy_dependencies(), the patch engine, the
 //     CMake version check, coverage tooling on or off, build_extension() for
 //     each extension.
 //   build_extension(ext): upstream's, with subprocess.check_call wrapped for
 //     its duration so that the configure call (cmake without --build) gets
-//     the profile's cmake arguments after upstream's own, and the configure
-//     and build calls are timed for the build summary (build_summary.hpp,
-//     with what ninja's log says was compiled and linked); then the tools are
-//     copied next to the extension, executable and stripped.
+//     the Ascend arguments (base/layer/cmake_arguments.hpp) after upstream's
+//     own, and the configure and build calls are timed for the build summary
+//     (build_summary.hpp, with what ninja's log says was compiled and
+//     linked); then the tools are copied next to the extension, executable
+//     and stripped.
 #include "host/overrides/overrides.hpp"
 
 #include "base/build/build_summary.hpp"
+#include "base/layer/cmake_arguments.hpp"
 #include "base/layer/environment.hpp"
+#include "base/process/process.hpp"
 #include "base/tree/patch_engine.hpp"
 #include "base/util/error.hpp"
-#include "base/util/process.hpp"
 #include "base/util/strings.hpp"
 
 #include <pybind11/stl.h>
@@ -119,18 +121,6 @@ void configure_coverage(const Profile& profile) {
     environ[py::str(coverage.cmake_args_env)] = args;
   }
   spdlog::info("coverage tooling on: hitest variables set, {}", coverage.cmake_arg);
-}
-
-// The arguments the Ascend layer adds to upstream's configure call.
-std::vector<std::string> ascend_cmake_args(const Profile& profile) {
-  std::vector<std::string> args;
-  if (const auto tag = env_value(EnvVar::ir_tag, &profile); tag && !tag->empty()) {
-    args.push_back(profile.build.ir_tag_arg + "=" + *tag);
-  }
-  args.insert(args.end(), profile.build.cmake_args.begin(), profile.build.cmake_args.end());
-  args.push_back(profile.build.distributed_arg + "=" +
-                 (env_on(EnvVar::distributed, profile) ? "ON" : "OFF"));
-  return args;
 }
 
 bool is_cmake_call(const py::handle& command) {

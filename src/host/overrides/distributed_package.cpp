@@ -1,4 +1,4 @@
-// Seed 4.8: with the distributed switch on, the wheel also carries the
+// With the distributed switch on, the wheel also carries the
 // triton_dist package of the Triton-distributed-ascend submodule. Upstream's
 // three functions are wrapped; the switch is read at call time, as upstream
 // reads its own.

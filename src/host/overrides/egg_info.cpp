@@ -1,7 +1,7 @@
 // The Ascend egg_info: setuptools writes entry_points.txt with every group's
 // entries sorted by name, which would list the triton.backends entry points
 // as amd, ascend, nvidia. Triton picks up backends in that file's order, and
-// the Ascend layer puts its backend first (seed 5), so this subclass rewrites
+// the Ascend layer puts its backend first (backends.cpp), so this subclass rewrites
 // the file after setuptools' run with each group's entries in the order
 // setup() received them (groups stay sorted, as setuptools writes them). The
 // file is only written when that changes it. Installed as cmdclass["egg_info"];

@@ -1,4 +1,4 @@
-// Seed 4.5: build against the Ascend build of LLVM, named after upstream's
+// Build against the Ascend build of LLVM, named after upstream's
 // LLVM revision and a hash of the Ascend LLVM patches, so that a patch change
 // fetches a new package by itself.
 #include "host/overrides/overrides.hpp"

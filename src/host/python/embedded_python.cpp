@@ -1,12 +1,12 @@
 #include "host/python/embedded_python.hpp"
 
-#include "base/layer/environment.hpp"
-#include "base/util/error.hpp"
 #include "base/launch/interpreter.hpp"
 #include "base/launch/launcher.hpp"
+#include "base/layer/environment.hpp"
+#include "base/process/stop_signals.hpp"
+#include "base/util/error.hpp"
 #include "base/util/log.hpp"
 #include "host/python/python_children.hpp"
-#include "base/stop/stop_signals.hpp"
 
 #include <pybind11/embed.h>
 #include <cstdlib>

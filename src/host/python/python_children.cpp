@@ -1,6 +1,6 @@
 #include "host/python/python_children.hpp"
 
-#include "base/stop/stop_signals.hpp"
+#include "base/process/stop_signals.hpp"
 
 #include <pybind11/pybind11.h>
 

@@ -1,6 +1,6 @@
-#include "base/stop/stop_signals.hpp"
+#include "base/process/stop_signals.hpp"
 
-#include "base/stop/descendants.hpp"
+#include "base/process/descendants.hpp"
 #include "base/util/error.hpp"
 
 #include <pthread.h>

@@ -1,4 +1,4 @@
-#include "base/stop/descendants.hpp"
+#include "base/process/descendants.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
-#include "base/util/process.hpp"
+#include "base/process/process.hpp"
 
+#include "base/process/stop_signals.hpp"
 #include "base/util/error.hpp"
-#include "base/stop/stop_signals.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -78,30 +78,44 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
   return result;
 }
 
-}  // namespace
-
-ProcessResult run_process(const ProcessSpec& spec) {
-  if (spec.argv.empty()) {
-    throw Error("run_process: empty command");
+// The child's three pipes; every end is closed on every path (destructor).
+struct ChildPipes {
+  Pipe in, out, err;
+  void close_all() {
+    in.close_write();
+    out.close_read();
+    err.close_read();
   }
-  Pipe in;
-  Pipe out;
-  Pipe err;
+};
 
-  // Destroyed on every path, a stop (throw_if_stopped below) included.
-  struct FileActions {
-    posix_spawn_file_actions_t value;
-    FileActions() { posix_spawn_file_actions_init(&value); }
-    ~FileActions() { posix_spawn_file_actions_destroy(&value); }
-  } file_actions;
-  posix_spawn_file_actions_t& actions = file_actions.value;
-  posix_spawn_file_actions_adddup2(&actions, in.read, 0);
-  posix_spawn_file_actions_adddup2(&actions, out.write, 1);
-  posix_spawn_file_actions_adddup2(&actions, err.write, 2);
+// Both posix_spawn objects, destroyed on every path, a stop included.
+struct SpawnObjects {
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attributes;
+  SpawnObjects() {
+    posix_spawn_file_actions_init(&actions);
+    posix_spawnattr_init(&attributes);
+  }
+  ~SpawnObjects() {
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+  }
+  SpawnObjects(const SpawnObjects&) = delete;
+  SpawnObjects& operator=(const SpawnObjects&) = delete;
+};
+
+// Starts the child in its own process group (registered for the stop
+// signals) with the pipes as its stdin, stdout and stderr; leaves the
+// parent's ends open.
+pid_t spawn(const ProcessSpec& spec, ChildPipes& pipes) {
+  SpawnObjects spawn_objects;
+  posix_spawn_file_actions_t& actions = spawn_objects.actions;
+  posix_spawn_file_actions_adddup2(&actions, pipes.in.read, 0);
+  posix_spawn_file_actions_adddup2(&actions, pipes.out.write, 1);
+  posix_spawn_file_actions_adddup2(&actions, pipes.err.write, 2);
   if (spec.cwd) {
     posix_spawn_file_actions_addchdir_np(&actions, spec.cwd->c_str());
   }
-
   std::vector<std::string> argv = spec.argv;
   std::vector<std::string> envp = child_environment(spec);
   std::vector<char*> argv_ptrs = pointers(argv);
@@ -110,12 +124,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
   // A child gets default signal dispositions even when ours ignore SIGINT
   // (a background job), so that Ctrl-C reaches it as it would from a shell,
   // and SIGPIPE (ignored here, stop_signals.hpp) as from a shell.
-  struct SpawnAttributes {
-    posix_spawnattr_t value;
-    SpawnAttributes() { posix_spawnattr_init(&value); }
-    ~SpawnAttributes() { posix_spawnattr_destroy(&value); }
-  } spawn_attributes;
-  posix_spawnattr_t& attributes = spawn_attributes.value;
+  posix_spawnattr_t& attributes = spawn_objects.attributes;
   sigset_t defaults;
   sigemptyset(&defaults);
   sigaddset(&defaults, SIGINT);
@@ -139,55 +148,82 @@ ProcessResult run_process(const ProcessSpec& spec) {
     throw Error("cannot run " + argv[0] + ": " + std::strerror(rc));
   }
   register_child_group(pid);
-  in.close_read();
-  out.close_write();
-  err.close_write();
+  pipes.in.close_read();
+  pipes.out.close_write();
+  pipes.err.close_write();
+  return pid;
+}
 
-  ProcessResult result;
+// Writes `stdin_text` and collects stdout and stderr until both end. Returns
+// 0, or the errno of a failed poll (the caller closes the pipes, so the child
+// is not left blocked writing to a pipe nobody reads).
+int pump(ChildPipes& pipes, const std::string& stdin_text, ProcessResult& result) {
   size_t written = 0;
-  if (spec.stdin_text.empty()) {
-    in.close_write();
+  if (stdin_text.empty()) {
+    pipes.in.close_write();
   }
-  while (out.read >= 0 || err.read >= 0) {
+  while (pipes.out.read >= 0 || pipes.err.read >= 0) {
     pollfd fds[3];
     nfds_t count = 0;
-    if (out.read >= 0) fds[count++] = {out.read, POLLIN, 0};
-    if (err.read >= 0) fds[count++] = {err.read, POLLIN, 0};
-    if (in.write >= 0) fds[count++] = {in.write, POLLOUT, 0};
+    if (pipes.out.read >= 0) fds[count++] = {pipes.out.read, POLLIN, 0};
+    if (pipes.err.read >= 0) fds[count++] = {pipes.err.read, POLLIN, 0};
+    if (pipes.in.write >= 0) fds[count++] = {pipes.in.write, POLLOUT, 0};
     if (poll(fds, count, -1) < 0) {
       if (errno == EINTR) continue;
-      break;
+      return errno;
     }
     for (nfds_t i = 0; i < count; ++i) {
       if (fds[i].revents == 0) continue;
-      if (fds[i].fd == in.write) {
+      if (fds[i].fd == pipes.in.write) {
         const ssize_t n =
-            ::write(in.write, spec.stdin_text.data() + written, spec.stdin_text.size() - written);
-        if (n <= 0 || (written += static_cast<size_t>(n)) == spec.stdin_text.size()) {
-          in.close_write();
+            ::write(pipes.in.write, stdin_text.data() + written, stdin_text.size() - written);
+        if (n <= 0 || (written += static_cast<size_t>(n)) == stdin_text.size()) {
+          pipes.in.close_write();
         }
         continue;
       }
+      Pipe& pipe = fds[i].fd == pipes.out.read ? pipes.out : pipes.err;
       char buffer[65536];
       const ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
       if (n <= 0) {
-        (fds[i].fd == out.read ? out : err).close_read();
+        pipe.close_read();
       } else {
-        (fds[i].fd == out.read ? result.out : result.err).append(buffer, static_cast<size_t>(n));
+        (&pipe == &pipes.out ? result.out : result.err).append(buffer, static_cast<size_t>(n));
       }
     }
   }
-  in.close_write();
+  return 0;
+}
 
+// Waits for the child (EINTR retried) and unregisters its group; its exit
+// code, or 128 + the signal that ended it.
+int wait_for(pid_t pid) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   forget_child_group(pid);
-  throw_if_stopped();
   if (WIFEXITED(status)) {
-    result.exit_code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    result.exit_code = 128 + WTERMSIG(status);
+    return WEXITSTATUS(status);
+  }
+  return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+}
+
+}  // namespace
+
+ProcessResult run_process(const ProcessSpec& spec) {
+  if (spec.argv.empty()) {
+    throw Error("run_process: empty command");
+  }
+  ChildPipes pipes;
+  const pid_t pid = spawn(spec, pipes);
+  ProcessResult result;
+  const int pump_error = pump(pipes, spec.stdin_text, result);
+  pipes.close_all();  // before the wait: a child still writing gets EPIPE, not a reader that never
+                      // comes
+  result.exit_code = wait_for(pid);
+  throw_if_stopped();
+  if (pump_error != 0) {
+    throw Error("cannot read the output of " + spec.argv[0] + ": " + std::strerror(pump_error));
   }
   return result;
 }
