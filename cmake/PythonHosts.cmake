@@ -150,6 +150,9 @@ function(ascend_setup_add_host version)
   target_include_directories(ascend_setup_py${tag} PUBLIC include)
   target_compile_options(ascend_setup_py${tag} PRIVATE ${ASCEND_SETUP_WARNINGS})
   target_link_libraries(ascend_setup_py${tag} PUBLIC ascend_setup_base pybind11::headers)
+  if(ASCEND_SETUP_UNITY)
+    set_target_properties(ascend_setup_py${tag} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
+  endif()
   if(ASCEND_SETUP_PCH)
     # pybind11 first: it includes Python.h, which must come before the standard headers.
     target_precompile_headers(ascend_setup_py${tag} PRIVATE <pybind11/pybind11.h>

@@ -6,6 +6,7 @@
 #include "base/git/source_repo.hpp"
 #include "base/tree/patch_engine.hpp"
 #include "base/util/error.hpp"
+#include "base/util/strings.hpp"
 #include "base/util/text_file.hpp"
 #include "host/layer/patch_points.hpp"
 #include "host/python/captured_setup.hpp"
@@ -30,12 +31,6 @@ const char* const group_order[] = {"setup.py", "patch points", "imports",
 std::string python_error_line(py::error_already_set& error) {
   return py::str(py::type::of(error.value()).attr("__name__")).cast<std::string>() + ": " +
          py::str(error.value()).cast<std::string>();
-}
-
-std::string trim(const std::string& text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  const auto last = text.find_last_not_of(" \t\r\n");
-  return first == std::string::npos ? "" : text.substr(first, last - first + 1);
 }
 
 class Doctor {

@@ -15,6 +15,9 @@ std::string replace_all(std::string text, const std::string& from, const std::st
 // e.g. "{HITEST_HOME}/bin").
 std::string expand_placeholders(std::string text, const std::map<std::string, std::string>& values);
 
+// `text` without the leading and trailing characters of `blanks`.
+std::string trim(const std::string& text, const char* blanks = " \t\r\n");
+
 // The items with `separator` between them.
 std::string join(const std::vector<std::string>& items, const std::string& separator = ", ");
 

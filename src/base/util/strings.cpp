@@ -25,4 +25,10 @@ std::string join(const std::vector<std::string>& items, const std::string& separ
   return text;
 }
 
+std::string trim(const std::string& text, const char* blanks) {
+  const auto first = text.find_first_not_of(blanks);
+  const auto last = text.find_last_not_of(blanks);
+  return first == std::string::npos ? "" : text.substr(first, last - first + 1);
+}
+
 }  // namespace ascend_setup

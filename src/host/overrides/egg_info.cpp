@@ -8,6 +8,8 @@
 // bdist_wheel, develop and install all take the file from here.
 #include "host/overrides/overrides.hpp"
 
+#include "base/util/strings.hpp"
+
 #include <spdlog/spdlog.h>
 
 #include <fstream>
@@ -19,12 +21,6 @@ namespace py = pybind11;
 namespace ascend_setup {
 
 namespace {
-
-std::string trim(const std::string& text) {
-  const auto first = text.find_first_not_of(" \t");
-  const auto last = text.find_last_not_of(" \t");
-  return first == std::string::npos ? "" : text.substr(first, last - first + 1);
-}
 
 // setuptools' layout: "[group]\nname = value\n" per group, groups joined by
 // a blank line. nullopt when the entry points are not a {group: [str]} dict.
@@ -47,7 +43,8 @@ std::optional<std::string> render_in_given_order(const py::handle& entry_points)
       if (equals == std::string::npos) {
         return std::nullopt;
       }
-      lines.push_back(trim(text.substr(0, equals)) + " = " + trim(text.substr(equals + 1)));
+      lines.push_back(trim(text.substr(0, equals), " \t") + " = " +
+                      trim(text.substr(equals + 1), " \t"));
     }
   }
   std::string rendered;
