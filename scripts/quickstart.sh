@@ -16,7 +16,7 @@ packages=(
   python3 python3-dev python3-setuptools python3-wheel python3-pybind11 pybind11-dev
   libexpat1-dev zlib1g-dev
   libgit2-dev libpcre2-dev libssl-dev libspdlog-dev libfmt-dev libcli11-dev libtomlplusplus-dev
-  nlohmann-json3-dev libcurl4-openssl-dev libarchive-dev
+  nlohmann-json3-dev libcurl4-openssl-dev libarchive-dev libdeflate-dev
 )
 test_packages=(
   clang lld libclang-rt-14-dev binutils util-linux python3-venv python3-pip python3-build
@@ -48,9 +48,10 @@ fi
 # not in our code). Left out of this run (each runs in the normal suite):
 #   - Pythons.*: every found CPython minor and a wheel for another one (one
 #     host is built here);
-#   - the real wheel and CMake builds (Wheel.*, BuildCommandsTest.*,
-#     Backend.*, Install.*, and the *Bdist* and *CmakeBuild* cases of
-#     InterruptionTest): minutes of cmake, ninja and the compiler each,
+#   - the real wheel and CMake builds (Wheel.*, NativeWheelTest.*,
+#     BuildCommandsTest.*, Backend.*, Install.*, the *Bdist* and *CmakeBuild*
+#     cases of InterruptionTest, DownloadE2eTest's BuildUses... case) and the
+#     4 GiB ZIP64 wheel (WheelWriter's Zip64 case): minutes each,
 #     while the host code they run (the captured setup, the overrides, the
 #     kwargs, the patch engine, the stop signals) is what the kept tests run
 #     through --dump-kwargs, --apply-patches, setup.py commands and stops.
@@ -76,7 +77,7 @@ sanitized() {
     LSAN_OPTIONS="suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0" \
     UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$reports/ubsan" \
     ctest --test-dir "$dir" --output-on-failure -j "$(nproc)" \
-    -E '^(Pythons|Wheel|BuildCommandsTest|Backend|Install)\.|Bdist|CmakeBuild' || status=$?
+    -E '^(Pythons|Wheel|BuildCommandsTest|Backend|Install|NativeWheelTest)\.|Bdist|CmakeBuild|BuildUses|Zip64' || status=$?
   if [ -n "$(ls -A "$reports")" ]; then
     echo "quickstart: sanitizer reports:" >&2
     cat "$reports"/* >&2

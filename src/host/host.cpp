@@ -13,6 +13,7 @@
 #include "host/doctor.hpp"
 #include "host/layer/setup_kwargs.hpp"
 #include "host/layer/upstream_version.hpp"
+#include "base/build/build_summary.hpp"
 #include "host/overrides/overrides.hpp"
 #include "host/python/captured_setup.hpp"
 #include "host/python/embedded_python.hpp"
@@ -143,6 +144,7 @@ int run_setup_py(const HostOptions& options, const SourceTree& tree,
                               "building in " + (tree.root / "build").string());
     captured.real_setup(**kwargs);
     flush_python_streams();
+    print_build_summary();
     return exit_code::ok;
   } catch (py::error_already_set& error) {
     return report_python_error(error, phase);

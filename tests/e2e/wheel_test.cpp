@@ -207,12 +207,17 @@ TEST(Wheel, ManylinuxRepairCases_AuditwheelStandIn) {
       wheels[0].string().ends_with("-manylinux_2_27_" + m + ".manylinux_2_28_" + m + ".whl"))
       << wheels[0];
   EXPECT_NE(build.out.find(wheels[0].string() + "\n"), std::string::npos) << build.out;
-  EXPECT_EQ(read_file(log).rfind("-v repair --plat manylinux_2_27_" + m +
-                                     " --plat manylinux_2_28_" + m + " -w " + dist.string() + " " +
-                                     dist.string() + "/triton_ascend-3.6.0-",
+  // Asked whether it takes a compression level, then repaired at level 0 into
+  // a scratch directory (the native writer deflates its output into dist).
+  EXPECT_EQ(read_file(log).rfind("repair --help\n-v repair --plat manylinux_2_27_" + m +
+                                     " --plat manylinux_2_28_" + m +
+                                     " --zip-compression-level 0 -w " + dist.string() +
+                                     "/.ascend-setup-repair-",
                                  0),
             0u)
       << read_file(log);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dist), fs::directory_iterator()), 1)
+      << "no scratch directory left";
   const fs::path venv = dir.path() / "venv";
   must_run({SYSTEM_PYTHON, "-m", "venv", venv.string()}, dir.path());
   must_run({(venv / "bin/python").string(), "-m", "pip", "install", "-q", "--no-deps", "--no-index",

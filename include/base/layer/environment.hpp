@@ -56,6 +56,8 @@ enum class EnvVar {
   meminfo,             // ASCEND_SETUP_MEMINFO
   max_jobs,            // MAX_JOBS (upstream's)
   parallel_link_jobs,  // TRITON_PARALLEL_LINK_JOBS (upstream's)
+  source_date_epoch,   // SOURCE_DATE_EPOCH (the wheel's entry dates)
+  native_wheel,        // ASCEND_SETUP_NATIVE_WHEEL (the native wheel writer on or off)
 };
 
 // The variable's name (from the profile; the tool's own need none).

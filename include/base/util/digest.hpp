@@ -14,7 +14,8 @@ class Sha256 {
  public:
   Sha256();
   Sha256& update(std::string_view bytes);
-  std::string hex();  // finishes the digest; call once
+  std::string hex();     // finishes the digest; call once
+  std::string digest();  // finishes the digest, as its 32 raw bytes; call once
 
  private:
   std::unique_ptr<evp_md_ctx_st, void (*)(evp_md_ctx_st*)> context_;

@@ -120,6 +120,14 @@ const Row kRows[] = {
     {EnvVar::parallel_link_jobs, Kind::text,
      [](const Profile*) { return std::string("TRITON_PARALLEL_LINK_JOBS"); }, none,
      "upstream's link job count; when unset, ascend-setup sets min(compile jobs, memory / 4 GiB)"},
+    {EnvVar::source_date_epoch, Kind::text,
+     [](const Profile*) { return std::string("SOURCE_DATE_EPOCH"); }, none,
+     "seconds since 1970: every wheel entry's date (the same input gives a byte-identical wheel)"},
+    {EnvVar::native_wheel, Kind::switch_,
+     [](const Profile*) { return std::string("ASCEND_SETUP_NATIVE_WHEEL"); },
+     [](const Profile*) -> std::optional<std::string> { return "1"; },
+     "1, on or true: bdist_wheel's archive is written by ascend-setup's parallel writer; 0: by the "
+     "wheel package's WheelFile"},
 };
 
 const Row& row_of(EnvVar var) {

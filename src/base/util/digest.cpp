@@ -13,15 +13,20 @@ Sha256& Sha256::update(std::string_view bytes) {
   return *this;
 }
 
-std::string Sha256::hex() {
-  unsigned char digest[EVP_MAX_MD_SIZE];
+std::string Sha256::digest() {
+  unsigned char bytes[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
-  EVP_DigestFinal_ex(context_.get(), digest, &length);
+  EVP_DigestFinal_ex(context_.get(), bytes, &length);
+  return std::string(reinterpret_cast<const char*>(bytes), length);
+}
+
+std::string Sha256::hex() {
   static constexpr char digits[] = "0123456789abcdef";
   std::string text;
-  for (unsigned int i = 0; i < length; ++i) {
-    text += digits[digest[i] >> 4];
-    text += digits[digest[i] & 0xf];
+  for (const char c : digest()) {
+    const auto byte = static_cast<unsigned char>(c);
+    text += digits[byte >> 4];
+    text += digits[byte & 0xf];
   }
   return text;
 }

@@ -1,20 +1,37 @@
 // The Ascend bdist_wheel, BuildWheel, a subclass of the command
 // upstream registered; installed as cmdclass["bdist_wheel"].
-//   run(): add_links(external_only=True), upstream's wheel build, then with
-//   the manylinux switch on: auditwheel repair of the *-linux_*.whl into the
-//   dist dir, and the original wheel removed only once the repair succeeded.
+//   run(): add_links(external_only=True), upstream's wheel build with the
+//   native packing (native_packing.hpp; ASCEND_SETUP_NATIVE_WHEEL=0: the
+//   wheel package's), then with the manylinux switch on: auditwheel repair
+//   of the *-linux_*.whl into the dist dir, and the original wheel removed
+//   only once the repair succeeded.
+//   Deflated once: with the native writer the wheel auditwheel reads is
+//   written stored; when the installed auditwheel's `repair --help` lists
+//   --zip-compression-level (auditwheel >= 6.1), it is asked for level 0
+//   into a scratch directory under the dist dir and the native writer
+//   deflates that output in parallel into the dist dir (reusing what the
+//   previous repaired wheel of the same name has unchanged); without the
+//   option auditwheel deflates it (once, itself).
 #include "host/overrides/overrides.hpp"
 
+#include "base/build/build_summary.hpp"
 #include "base/layer/environment.hpp"
 #include "base/process/process.hpp"
 #include "base/util/error.hpp"
 #include "base/util/strings.hpp"
+#include "base/wheel/wheel_writer.hpp"
+#include "host/overrides/native_packing.hpp"
 
 #include <spdlog/spdlog.h>
 
 #include <fnmatch.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
 
 #include <iostream>
+#include <map>
 #include <set>
 
 namespace py = pybind11;
@@ -36,7 +53,29 @@ std::set<fs::path> wheels_in(const fs::path& dist_dir, const std::string& glob) 
   return found;
 }
 
-void repair_wheel(const Profile& profile, const PlatformInfo& platform, const fs::path& dist_dir) {
+// Whether the installed auditwheel's repair takes --zip-compression-level.
+bool auditwheel_has_compression_level() {
+  try {
+    const ProcessResult help =
+        run_process({{"auditwheel", "repair", "--help"}, std::nullopt, {}, ""});
+    return help.exit_code == 0 &&
+           (help.out + help.err).find("--zip-compression-level") != std::string::npos;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+// A scratch directory removed however the repair ends.
+struct RepairDir {
+  fs::path path;
+  ~RepairDir() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+};
+
+void repair_wheel(const Profile& profile, const PlatformInfo& platform, const fs::path& dist_dir,
+                  bool native) {
   const std::set<fs::path> built = wheels_in(dist_dir, profile.wheel.linux_wheel_glob);
   if (built.size() != 1) {
     std::vector<std::string> names;
@@ -49,14 +88,34 @@ void repair_wheel(const Profile& profile, const PlatformInfo& platform, const fs
         (built.empty() ? std::string("none") : std::to_string(built.size()) + ": " + join(names)));
   }
   const fs::path wheel = *built.begin();
-  const std::set<fs::path> before = wheels_in(dist_dir, "*.whl");
+  // What is there before, by inode and time: auditwheel may write over a
+  // repaired wheel of an earlier build.
+  std::map<fs::path, std::pair<ino_t, long long>> before;
+  const auto identity = [](const fs::path& path) {
+    struct stat st {};
+    ::stat(path.c_str(), &st);
+    return std::pair<ino_t, long long>(st.st_ino,
+                                       st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec);
+  };
+  for (const auto& existing : wheels_in(dist_dir, "*.whl")) {
+    before[existing] = identity(existing);
+  }
 
+  const auto start = std::chrono::steady_clock::now();
+  const bool level_zero = native && auditwheel_has_compression_level();
+  RepairDir scratch{level_zero ? dist_dir / (".ascend-setup-repair-" + std::to_string(::getpid()))
+                               : fs::path()};
+  const fs::path output_dir = level_zero ? scratch.path : dist_dir;
   std::vector<std::string> argv = {"auditwheel", "-v", "repair"};
   for (const auto& plat : profile.wheel.manylinux_platforms) {
     argv.push_back("--plat");
     argv.push_back(replace_all(plat, "{machine}", platform.machine));
   }
-  argv.insert(argv.end(), {"-w", dist_dir.string(), wheel.string()});
+  if (level_zero) {
+    argv.insert(argv.end(), {"--zip-compression-level", "0"});
+    spdlog::debug("auditwheel repair at level 0: the native writer deflates its output");
+  }
+  argv.insert(argv.end(), {"-w", output_dir.string(), wheel.string()});
   ProcessResult result;
   try {
     result = run_process({argv, std::nullopt, {}, ""});
@@ -71,9 +130,27 @@ void repair_wheel(const Profile& profile, const PlatformInfo& platform, const fs
                 std::to_string(result.exit_code) + "); the original wheel stays there");
   }
   std::vector<fs::path> repaired;
-  for (const auto& candidate : wheels_in(dist_dir, "*.whl")) {
-    if (before.count(candidate) == 0) {
-      repaired.push_back(candidate);
+  if (level_zero) {
+    for (const auto& stored : wheels_in(scratch.path, "*.whl")) {
+      const fs::path target = dist_dir / stored.filename();
+      WheelWriteOptions options;
+      options.wheel = target;
+      options.previous = target;
+      const WheelWriteStats stats = rezip_wheel(stored, options);
+      BuildSummary& summary = build_summary();
+      summary.entries = stats.entries;
+      summary.entries_compressed = stats.compressed;
+      summary.entries_reused = stats.reused;
+      spdlog::info("wheel {}: auditwheel's output deflated: {} entries, {} compressed, {} reused",
+                   target.filename().string(), stats.entries, stats.compressed, stats.reused);
+      repaired.push_back(target);
+    }
+  } else {
+    for (const auto& candidate : wheels_in(dist_dir, "*.whl")) {
+      const auto found = before.find(candidate);
+      if (candidate != wheel && (found == before.end() || found->second != identity(candidate))) {
+        repaired.push_back(candidate);
+      }
     }
   }
   if (repaired.empty()) {
@@ -81,6 +158,9 @@ void repair_wheel(const Profile& profile, const PlatformInfo& platform, const fs
                 "; the original wheel stays at " + wheel.string());
   }
   fs::remove(wheel);
+  build_summary().repair_seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  build_summary().wheel = repaired.front();
   for (const auto& path : repaired) {
     spdlog::info("repaired wheel: {}", path.string());
     std::cout << path.string() << std::endl;
@@ -111,11 +191,19 @@ void override_build_wheel(const OverrideContext& context) {
   build_wheel.attr("run") = py::cpp_function(
       [base, module, add_links, profile, platform](py::object self) {
         module.attr(add_links.c_str())(py::arg("external_only") = true);
-        base.attr("run")(self);
-        if (env_on(EnvVar::manylinux, *profile)) {
+        const bool manylinux = env_on(EnvVar::manylinux, *profile);
+        const bool native = env_on(EnvVar::native_wheel, *profile);
+        {
+          std::optional<NativePacking> packing;
+          if (native) {
+            packing.emplace(self, manylinux);
+          }
+          base.attr("run")(self);
+        }
+        if (manylinux) {
           py::module_::import("sys").attr("stdout").attr("flush")();
           repair_wheel(*profile, platform,
-                       fs::absolute(py::str(self.attr("dist_dir")).cast<std::string>()));
+                       fs::absolute(py::str(self.attr("dist_dir")).cast<std::string>()), native);
         }
       },
       py::name("run"), py::is_method(build_wheel));

@@ -6,10 +6,13 @@
 //   build_extension(ext): upstream's, with subprocess.check_call wrapped for
 //     its duration so that the configure call (cmake without --build) gets
 //     the Ascend arguments (base/layer/cmake_arguments.hpp) after upstream's
-//     own; then the tools are
-//     copied next to the extension, executable and stripped.
+//     own, and the configure and build calls are timed for the build summary
+//     (build_summary.hpp, with what ninja's log says was compiled and
+//     linked); then the tools are copied next to the extension, executable
+//     and stripped.
 #include "host/overrides/overrides.hpp"
 
+#include "base/build/build_summary.hpp"
 #include "base/layer/cmake_arguments.hpp"
 #include "base/layer/environment.hpp"
 #include "base/process/process.hpp"
@@ -20,6 +23,8 @@
 #include <pybind11/stl.h>
 #include <spdlog/spdlog.h>
 
+#include <chrono>
+#include <memory>
 #include <regex>
 
 namespace py = pybind11;
@@ -118,6 +123,21 @@ void configure_coverage(const Profile& profile) {
   spdlog::info("coverage tooling on: hitest variables set, {}", coverage.cmake_arg);
 }
 
+bool is_cmake_call(const py::handle& command) {
+  if (!py::isinstance<py::list>(command) && !py::isinstance<py::tuple>(command)) {
+    return false;
+  }
+  const auto items = command.cast<std::vector<py::object>>();
+  return !items.empty() && py::isinstance<py::str>(items[0]) &&
+         items[0].cast<std::string>() == "cmake";
+}
+
+// Wall seconds of the configure and build calls of one build_extension().
+struct CallTimes {
+  double configure = 0;
+  double build = 0;
+};
+
 bool is_configure_call(const py::handle& command) {
   if (!py::isinstance<py::list>(command) && !py::isinstance<py::tuple>(command)) {
     return false;
@@ -135,12 +155,25 @@ bool is_configure_call(const py::handle& command) {
 // subprocess.check_call replaced for one scope, restored however it ends.
 class CheckCallWrapper {
  public:
-  explicit CheckCallWrapper(std::vector<std::string> extra)
+  CheckCallWrapper(std::vector<std::string> extra, std::shared_ptr<CallTimes> times)
       : subprocess_(py::module_::import("subprocess")), original_(subprocess_.attr("check_call")) {
     py::object original = original_;
     subprocess_.attr("check_call") = py::cpp_function(
-        [original, extra = std::move(extra)](py::args args, py::kwargs kwargs) {
-          if (args.size() > 0 && is_configure_call(args[0])) {
+        [original, extra = std::move(extra), times](py::args args, py::kwargs kwargs) {
+          const auto start = std::chrono::steady_clock::now();
+          const bool cmake = args.size() > 0 && is_cmake_call(args[0]);
+          const bool configure = args.size() > 0 && is_configure_call(args[0]);
+          struct Timed {
+            std::chrono::steady_clock::time_point start;
+            double* slot;
+            ~Timed() {
+              if (slot != nullptr) {
+                *slot +=
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+              }
+            }
+          } timed{start, !cmake ? nullptr : configure ? &times->configure : &times->build};
+          if (configure) {
             py::list command(args[0]);
             for (const auto& arg : extra) {
               command.append(arg);
@@ -218,16 +251,21 @@ void override_cmake_build(const OverrideContext& context) {
 
   cmake_build.attr("build_extension") = py::cpp_function(
       [upstream, build_extension, get_cmake_dir, profile](py::object self, py::object extension) {
+        const fs::path cmake_dir = py::str(get_cmake_dir()).cast<std::string>();
+        const uint64_t log_offset = ninja_log_size(cmake_dir);
+        auto times = std::make_shared<CallTimes>();
         {
-          CheckCallWrapper wrapper(ascend_cmake_args(*profile));
+          CheckCallWrapper wrapper(ascend_cmake_args(*profile), times);
           upstream.attr(build_extension.c_str())(self, extension);
         }
+        build_summary().configure_seconds += times->configure;
+        add_ninja_build(cmake_dir, log_offset, times->build);
         py::object os_path = py::module_::import("os").attr("path");
         const fs::path extension_dir =
             py::str(os_path.attr("abspath")(os_path.attr("dirname")(
                         self.attr("get_ext_fullpath")(extension.attr("path")))))
                 .cast<std::string>();
-        copy_tools(*profile, py::str(get_cmake_dir()).cast<std::string>(), extension_dir);
+        copy_tools(*profile, cmake_dir, extension_dir);
       },
       py::name("build_extension"), py::is_method(cmake_build));
 

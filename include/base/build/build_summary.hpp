@@ -1,0 +1,47 @@
+// The one summary at the end of a build, on stderr: objects compiled and up
+// to date (from ninja's .ninja_log and build.ninja), seconds in configure,
+// compile, link, pack and repair, the wheel's size and path. The overrides
+// add to it as the phases run; print_build_summary() prints it once, when
+// something was built or packed (a --name or --version run prints nothing).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace ascend_setup {
+
+struct BuildSummary {
+  bool any = false;
+  int objects_compiled = 0;
+  int objects_up_to_date = 0;
+  double configure_seconds = 0;
+  double compile_seconds = 0;
+  double link_seconds = 0;
+  double pack_seconds = 0;
+  double repair_seconds = 0;
+  size_t entries = 0;
+  size_t entries_reused = 0;
+  size_t entries_compressed = 0;
+  size_t hard_links = 0;
+  std::optional<std::filesystem::path> wheel;
+};
+
+BuildSummary& build_summary();
+
+// What ninja did in `build_dir` since .ninja_log had `log_offset` bytes:
+// objects built, link steps' seconds; objects of build.ninja not built are up
+// to date. Adds to the summary; `build_seconds` (the wall time of the build
+// calls) is split into compile = build - link.
+void add_ninja_build(const std::filesystem::path& build_dir, uint64_t log_offset,
+                     double build_seconds);
+
+// The size of `build_dir`/.ninja_log now (0 when there is none).
+uint64_t ninja_log_size(const std::filesystem::path& build_dir);
+
+// The lines; empty when nothing was built or packed.
+std::string format_build_summary(const BuildSummary& summary);
+void print_build_summary();
+
+}  // namespace ascend_setup

@@ -1,0 +1,67 @@
+// Raw DEFLATE of a byte range of a file on every core, streamed: the range is
+// read in 1 MiB chunks, each compressed on its own by libdeflate (whole-
+// buffer, its ratio at level 6 is zlib's -6 or better), and the chunks are
+// joined into one stream: every chunk but the last has its final-block bit
+// cleared and ends in an empty stored block, which byte-aligns it (the
+// position of the last block header and of the end are found by running
+// zlib's inflate over the chunk with Z_BLOCK, which also checks it). At most
+// 2 x threads chunks are in memory at once. The output goes to the sink in
+// order; every input chunk is also handed, in order, to `on_input` (hashes,
+// CRC). A stop signal ends the work between chunks (throw_if_stopped).
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+namespace ascend_setup {
+
+inline constexpr size_t deflate_chunk_size = size_t{1} << 20;
+
+// One chunk compressed on its own; with `last` false, made joinable.
+std::string deflate_chunk(std::string_view input, bool last, int level);
+
+class ParallelDeflater {
+ public:
+  // threads 0: one per core.
+  ParallelDeflater(unsigned threads, int level);
+  ParallelDeflater(const ParallelDeflater&) = delete;
+  ParallelDeflater& operator=(const ParallelDeflater&) = delete;
+  ~ParallelDeflater();
+
+  // Compresses `size` bytes given by `read(n)` (the next n bytes, exactly);
+  // returns the compressed size.
+  uint64_t deflate(uint64_t size, const std::function<std::string(size_t)>& read,
+                   const std::function<void(std::string_view)>& on_input,
+                   const std::function<void(std::string_view)>& sink);
+
+  unsigned threads() const { return static_cast<unsigned>(workers_.size()); }
+
+ private:
+  struct Task {
+    std::string input;
+    bool last = false;
+    std::string output;
+    std::string error;
+    bool done = false;
+  };
+  void work();
+
+  int level_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable finished_;
+  std::deque<std::shared_ptr<Task>> queue_;
+  bool closing_ = false;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace ascend_setup

@@ -1,0 +1,62 @@
+// The native wheel writer: what the wheel package's WheelFile.write_files()
+// writes for a bdist directory, byte for byte in everything but the deflate
+// streams (libdeflate's, in parallel: parallel_deflate.hpp):
+//   - the files of os.walk(base_dir) order (directories sorted, files sorted
+//     within each), symlinks to files followed, to directories not entered;
+//     files of any directory ending in ".dist-info" deferred to the end,
+//     sorted; a RECORD already there left out;
+//   - each entry dated by SOURCE_DATE_EPOCH if given, else by the file's
+//     mtime (UTC, clamped to 1980), external attributes (mode | type) << 16;
+//   - RECORD last: every entry's sha256 and size in write order, then itself,
+//     dated by SOURCE_DATE_EPOCH or now, attributes 0o664 << 16.
+// Reuse: when `previous` is a readable wheel and an entry's name, size,
+// RECORD hash and CRC-32 equal those of the previous wheel's entry of the
+// same method, its compressed bytes are copied from there instead of being
+// compressed again, after they were checked to inflate to that CRC and size.
+// The wheel is written to "<dir>/.<name>.part-<pid>" and renamed over the
+// target; on any failure or stop the partial file is removed.
+#pragma once
+
+#include "base/wheel/zip_format.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace ascend_setup {
+
+struct WheelWriteOptions {
+  std::filesystem::path wheel;     // the target *.whl
+  std::filesystem::path base_dir;  // write_files(): the bdist directory
+  uint16_t method = zip_deflated;  // or zip_stored
+  int level = 6;                   // libdeflate level
+  unsigned threads = 0;            // 0: one per core
+  std::optional<int64_t> source_date_epoch;
+  // Where unchanged entries may come from (normally the target itself).
+  std::optional<std::filesystem::path> previous;
+};
+
+struct WheelWriteStats {
+  size_t entries = 0;     // RECORD included
+  size_t compressed = 0;  // entries compressed (or stored) from their file
+  size_t reused = 0;      // entries copied from the previous wheel
+  uint64_t input_bytes = 0;
+  uint64_t reused_bytes = 0;  // uncompressed bytes of the reused entries
+  uint64_t wheel_size = 0;
+};
+
+// "<name>-<version>.dist-info/RECORD" for a wheel file name; Error for a
+// name that is not one (as the wheel package's "Bad wheel filename").
+std::string record_path_for(const std::filesystem::path& wheel);
+
+WheelWriteStats write_wheel(const WheelWriteOptions& options);
+
+// Writes `source` (a ZIP, e.g. auditwheel's output written with stored
+// entries) again as `options.wheel` with the same entries in the same order
+// and the same metadata, every stored entry deflated (in parallel, reused from
+// `options.previous` as above, by the RECORD of `source`); entries already
+// deflated are copied as they are. base_dir and source_date_epoch are unused.
+WheelWriteStats rezip_wheel(const std::filesystem::path& source, const WheelWriteOptions& options);
+
+}  // namespace ascend_setup

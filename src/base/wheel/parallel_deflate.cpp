@@ -1,0 +1,222 @@
+#include "base/wheel/parallel_deflate.hpp"
+
+#include "base/process/stop_signals.hpp"
+#include "base/util/error.hpp"
+
+#include <libdeflate.h>
+#include <zlib.h>
+
+#include <algorithm>
+
+namespace ascend_setup {
+
+namespace {
+
+struct CompressorDeleter {
+  void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
+};
+
+libdeflate_compressor* compressor_for(int level) {
+  thread_local std::unique_ptr<libdeflate_compressor, CompressorDeleter> compressor;
+  thread_local int compressor_level = -1;
+  if (!compressor || compressor_level != level) {
+    compressor.reset(libdeflate_alloc_compressor(level));
+    compressor_level = level;
+    if (!compressor) {
+      throw Error("libdeflate cannot make a compressor of level " + std::to_string(level));
+    }
+  }
+  return compressor.get();
+}
+
+// Clears the final-block bit of the stream's last block and appends an empty
+// stored block, so that another stream can follow at the next byte.
+void make_joinable(std::string& stream) {
+  z_stream inflater{};
+  if (inflateInit2(&inflater, -15) != Z_OK) {
+    throw Error("zlib's inflateInit2 failed");
+  }
+  inflater.next_in = reinterpret_cast<Bytef*>(stream.data());
+  inflater.avail_in = static_cast<uInt>(stream.size());
+  unsigned char scratch[1 << 16];
+  uint64_t last_header_bit = 0;
+  uint64_t end_bit = 0;
+  bool ended = false;
+  // Each round ends at a block boundary or a full scratch buffer: far fewer
+  // rounds than input bytes.
+  for (size_t rounds = 0;; ++rounds) {
+    if (rounds > stream.size() + 16) {
+      inflateEnd(&inflater);
+      throw Error("libdeflate's output does not end (zlib made no progress)");
+    }
+    inflater.next_out = scratch;
+    inflater.avail_out = sizeof scratch;
+    const int result = inflate(&inflater, Z_BLOCK);
+    if (result == Z_STREAM_END) {
+      break;
+    }
+    if ((result != Z_OK && result != Z_BUF_ERROR) ||
+        (result == Z_BUF_ERROR && inflater.avail_in == 0)) {
+      inflateEnd(&inflater);
+      throw Error("libdeflate's output does not inflate (zlib: " + std::to_string(result) + ")");
+    }
+    if ((inflater.data_type & 128) != 0) {  // stopped before a block header
+      const uint64_t bit = uint64_t{inflater.total_in} * 8 - (inflater.data_type & 7);
+      if ((inflater.data_type & 64) != 0) {  // ... after the final block
+        end_bit = bit;
+        ended = true;
+      } else {
+        last_header_bit = bit;
+      }
+    }
+  }
+  inflateEnd(&inflater);
+  if (!ended || (end_bit + 7) / 8 != stream.size() ||
+      (static_cast<unsigned char>(stream[last_header_bit / 8]) >> (last_header_bit % 8) & 1) == 0) {
+    throw Error("libdeflate's output has an unexpected block layout");
+  }
+  stream[last_header_bit / 8] = static_cast<char>(
+      static_cast<unsigned char>(stream[last_header_bit / 8]) & ~(1u << (last_header_bit % 8)));
+  const unsigned used = end_bit % 8;  // bits of the last byte in use, 0: all 8
+  if (used != 0) {
+    stream.back() =
+        static_cast<char>(static_cast<unsigned char>(stream.back()) & ((1u << used) - 1));
+  }
+  // The stored block's 3 header bits (all zero) fit in the padding when at
+  // least 3 bits are free, else they take one more byte; then LEN, NLEN.
+  if (used == 0 || 8 - used < 3) {
+    stream += '\0';
+  }
+  stream.append("\x00\x00\xff\xff", 4);
+}
+
+}  // namespace
+
+std::string deflate_chunk(std::string_view input, bool last, int level) {
+  libdeflate_compressor* compressor = compressor_for(level);
+  std::string output(libdeflate_deflate_compress_bound(compressor, input.size()) + 8, '\0');
+  const size_t n = libdeflate_deflate_compress(compressor, input.data(), input.size(),
+                                               output.data(), output.size());
+  if (n == 0) {
+    throw Error("libdeflate could not compress a chunk of " + std::to_string(input.size()) +
+                " bytes");
+  }
+  output.resize(n);
+  if (!last) {
+    make_joinable(output);
+  }
+  return output;
+}
+
+ParallelDeflater::ParallelDeflater(unsigned threads, int level) : level_(level) {
+  if (threads == 0) {
+    threads = std::max(1u, std::thread::hardware_concurrency());
+  }
+  for (unsigned i = 0; i < threads; ++i) {
+    workers_.emplace_back([this] { work(); });
+  }
+}
+
+ParallelDeflater::~ParallelDeflater() {
+  {
+    std::lock_guard lock(mutex_);
+    closing_ = true;
+  }
+  wake_.notify_all();
+  for (auto& worker : workers_) {
+    worker.join();
+  }
+}
+
+void ParallelDeflater::work() {
+  for (;;) {
+    std::shared_ptr<Task> task;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [this] { return closing_ || !queue_.empty(); });
+      if (queue_.empty()) {
+        return;
+      }
+      task = queue_.front();
+      queue_.pop_front();
+    }
+    std::string output;
+    std::string error;
+    try {
+      output = deflate_chunk(task->input, task->last, level_);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    {
+      std::lock_guard lock(mutex_);
+      task->output = std::move(output);
+      task->error = std::move(error);
+      task->input.clear();
+      task->input.shrink_to_fit();
+      task->done = true;
+    }
+    finished_.notify_all();
+  }
+}
+
+uint64_t ParallelDeflater::deflate(uint64_t size, const std::function<std::string(size_t)>& read,
+                                   const std::function<void(std::string_view)>& on_input,
+                                   const std::function<void(std::string_view)>& sink) {
+  std::deque<std::shared_ptr<Task>> in_flight;
+  const size_t most = 2 * workers_.size();
+  uint64_t compressed = 0;
+  const auto drain_one = [&] {
+    std::shared_ptr<Task> task = in_flight.front();
+    in_flight.pop_front();
+    {
+      std::unique_lock lock(mutex_);
+      finished_.wait(lock, [&] { return task->done; });
+    }
+    if (!task->error.empty()) {
+      throw Error("cannot compress: " + task->error);
+    }
+    compressed += task->output.size();
+    sink(task->output);
+  };
+  // Drops queued work on the way out (a stop, a failed write), waits for the rest.
+  struct Abandon {
+    ParallelDeflater& self;
+    std::deque<std::shared_ptr<Task>>& tasks;
+    ~Abandon() {
+      std::unique_lock lock(self.mutex_);
+      for (const auto& task : tasks) {
+        const auto queued = std::find(self.queue_.begin(), self.queue_.end(), task);
+        if (queued != self.queue_.end()) {
+          self.queue_.erase(queued);
+          task->done = true;
+        }
+      }
+      for (const auto& task : tasks) {
+        self.finished_.wait(lock, [&] { return task->done; });
+      }
+    }
+  } abandon{*this, in_flight};
+
+  uint64_t done = 0;
+  do {
+    throw_if_stopped();
+    const size_t length = static_cast<size_t>(std::min<uint64_t>(deflate_chunk_size, size - done));
+    auto task = std::make_shared<Task>();
+    task->input = read(length);
+    done += length;
+    task->last = done == size;
+    on_input(task->input);
+    {
+      std::lock_guard lock(mutex_);
+      queue_.push_back(task);
+    }
+    wake_.notify_one();
+    in_flight.push_back(task);
+    while (in_flight.size() >= most || (task->last && !in_flight.empty())) {
+      drain_one();
+    }
+  } while (done < size);
+  return compressed;
+}
+
+}  // namespace ascend_setup

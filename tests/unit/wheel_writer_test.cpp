@@ -1,0 +1,378 @@
+// The native wheel writer (base/wheel) against the wheel package's own
+// WheelFile and Python's zipfile, with real files: the same bytes when both
+// store, the same entries, metadata and RECORD when deflating, reproducible
+// with SOURCE_DATE_EPOCH, ZIP64 past 4 GiB (a sparse file), reuse of
+// unchanged entries only, and auditwheel's level-0 output deflated again.
+#include "base/wheel/wheel_writer.hpp"
+#include "base/util/error.hpp"
+#include "base/wheel/parallel_deflate.hpp"
+#include "base/wheel/record.hpp"
+#include "base/wheel/zip_reader.hpp"
+
+#include "test_support.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <random>
+
+using namespace ascend_setup;
+using namespace test_support;
+
+namespace {
+
+const std::string wheel_name = "demo_pkg-1.0-cp311-cp311-linux_x86_64.whl";
+
+// Text-like and binary-like bytes that compress as code does, not as zeros.
+std::string compressible(size_t size, unsigned seed) {
+  std::mt19937 random(seed);
+  static const char* words[] = {"return ", "self.",  "module",   "(x, y)", "\n    ", "= None",
+                                "import ", "0x7f3a", "\x00\x01", "triton", "_C.so",  "llvm::"};
+  std::string out;
+  while (out.size() < size) {
+    out += words[random() % 12];
+    if (random() % 7 == 0) {
+      out += static_cast<char>(random() & 0xff);
+    }
+  }
+  out.resize(size);
+  return out;
+}
+
+// The start of this test binary (code and debug info: compressible as a
+// built extension is).
+std::string binary_bytes(size_t size) {
+  std::string bytes = read_file("/proc/self/exe");
+  bytes.resize(std::min(size, bytes.size()));
+  return bytes;
+}
+
+// A bdist directory as bdist_wheel leaves it before packing.
+fs::path make_bdist(const fs::path& dir) {
+  const fs::path base = dir / "bdist";
+  write_file(base / "demo" / "__init__.py", "from .core import run\n");
+  write_file(base / "demo" / "core.py", compressible(40000, 1));
+  write_file(base / "demo" / "_C" / "libdemo.so", binary_bytes(3 * deflate_chunk_size + 12345));
+  write_file(base / "demo" / "empty.txt", "");
+  write_file(base / "demo" / "with,comma.txt", "comma\n");
+  write_file(base / "demo" / "ünïcode.txt", "non-ascii name\n");
+  write_file(base / "demo" / "tool", "#!/bin/sh\necho tool\n");
+  fs::permissions(base / "demo" / "tool", fs::perms(0755));
+  fs::create_symlink("core.py", base / "demo" / "core_link.py");
+  fs::create_directories(base / "demo" / "data");
+  fs::create_directory_symlink("../demo/data", base / "demo" / "dir_link");
+  write_file(base / "a_first.py", "x = 1\n");
+  write_file(base / "demo_pkg-1.0.dist-info" / "METADATA",
+             "Metadata-Version: 2.1\nName: demo-pkg\nVersion: 1.0\n");
+  write_file(base / "demo_pkg-1.0.dist-info" / "WHEEL",
+             "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\nTag: "
+             "cp311-cp311-linux_x86_64\n");
+  write_file(base / "demo_pkg-1.0.dist-info" / "top_level.txt", "demo\n");
+  write_file(base / "demo_pkg-1.0.dist-info" / "RECORD", "stale,,\n");  // left out, as by WheelFile
+  return base;
+}
+
+// The wheel package's own writer on the same directory.
+void python_write(const fs::path& base, const fs::path& wheel, bool stored,
+                  const std::optional<std::string>& epoch) {
+  fs::create_directories(wheel.parent_path());
+  must_run({SYSTEM_PYTHON, "-c",
+            "import sys, zipfile\n"
+            "from wheel.wheelfile import WheelFile\n"
+            "with WheelFile(sys.argv[2], 'w', zipfile.ZIP_STORED if sys.argv[3] == '1' else "
+            "zipfile.ZIP_DEFLATED) as wf:\n"
+            "    wf.write_files(sys.argv[1])\n",
+            base.string(), wheel.string(), stored ? "1" : "0"},
+           base, {{"SOURCE_DATE_EPOCH", epoch}});
+}
+
+WheelWriteStats native_write(const fs::path& base, const fs::path& wheel, uint16_t method,
+                             std::optional<int64_t> epoch, bool reuse = false) {
+  WheelWriteOptions options;
+  options.wheel = wheel;
+  options.base_dir = base;
+  options.method = method;
+  options.source_date_epoch = epoch;
+  if (reuse) {
+    options.previous = wheel;
+  }
+  return write_wheel(options);
+}
+
+// Every entry's metadata (not the compressed bytes) and content hash, and
+// RECORD, as Python's zipfile reads them; also checks every CRC and that
+// each RECORD hash verifies (wheel's WheelFile does in read mode).
+std::string describe(const fs::path& wheel) {
+  return must_run(
+      {SYSTEM_PYTHON, "-c",
+       "import sys, zipfile, hashlib\n"
+       "from wheel.wheelfile import WheelFile\n"
+       "with WheelFile(sys.argv[1]) as wf:\n"
+       "    assert wf.testzip() is None\n"
+       "    for i in wf.infolist():\n"
+       "        data = wf.read(i)\n"  // WheelFile checks RECORD's hash on read
+       "        print(i.filename, i.date_time, oct(i.external_attr), i.create_system,\n"
+       "              i.create_version, i.extract_version, i.flag_bits, i.compress_type,\n"
+       "              i.file_size, hex(i.CRC), hashlib.sha256(data).hexdigest()[:16])\n"
+       "    print(wf.read(wf.record_path).decode())\n",
+       wheel.string()},
+      wheel.parent_path());
+}
+
+}  // namespace
+
+TEST(WheelWriter, StoredWheelIsByteIdenticalToTheWheelPackages) {
+  TempDir dir;
+  const fs::path base = make_bdist(dir.path());
+  python_write(base, dir.path() / "python" / wheel_name, true, "1700000000");
+  native_write(base, dir.path() / "native" / wheel_name, zip_stored, 1700000000);
+  EXPECT_TRUE(read_file(dir.path() / "native" / wheel_name) ==
+              read_file(dir.path() / "python" / wheel_name));
+}
+
+TEST(WheelWriter, DeflatedWheelHasTheWheelPackagesEntriesMetadataAndRecord) {
+  TempDir dir;
+  const fs::path base = make_bdist(dir.path());
+  python_write(base, dir.path() / "python" / wheel_name, false, "1700000000");
+  const auto stats =
+      native_write(base, dir.path() / "native" / wheel_name, zip_deflated, 1700000000);
+  const std::string native = describe(dir.path() / "native" / wheel_name);
+  EXPECT_EQ(native, describe(dir.path() / "python" / wheel_name));
+  EXPECT_TRUE(contains(native, "demo/ünïcode.txt"));
+  EXPECT_TRUE(contains(native, "\"demo/with,comma.txt\",sha256="));
+  EXPECT_FALSE(contains(native, "stale"));
+  EXPECT_FALSE(contains(native, "dir_link"));
+  EXPECT_EQ(stats.entries, 13u);
+  // Within 2% of zlib -6's size (libdeflate -6 in 1 MiB chunks).
+  const double ratio = static_cast<double>(fs::file_size(dir.path() / "native" / wheel_name)) /
+                       static_cast<double>(fs::file_size(dir.path() / "python" / wheel_name));
+  EXPECT_LE(ratio, 1.02);
+  must_run({SYSTEM_PYTHON, "-m", "zipfile", "-t", (dir.path() / "native" / wheel_name).string()},
+           dir.path());
+}
+
+TEST(WheelWriter, FileDatesWithoutSourceDateEpochAreTheMtimes) {
+  TempDir dir;
+  const fs::path base = make_bdist(dir.path());
+  for (const auto& entry : fs::recursive_directory_iterator(base)) {
+    if (entry.is_regular_file() && !entry.is_symlink()) {
+      fs::last_write_time(entry.path(),
+                          fs::file_time_type::clock::now() - std::chrono::hours(24 * 400));
+    }
+  }
+  native_write(base, dir.path() / "native" / wheel_name, zip_deflated, std::nullopt);
+  python_write(base, dir.path() / "python" / wheel_name, false, std::nullopt);
+  // RECORD is dated "now" by both: compare the other entries.
+  const auto entries = [&](const fs::path& wheel) {
+    std::string out;
+    const ZipReader reader(wheel);
+    for (const auto& e : reader.entries()) {
+      if (!e.name.ends_with("RECORD")) {
+        out += e.name + " " + std::to_string(e.dos_date) + " " + std::to_string(e.dos_time) + "\n";
+      }
+    }
+    return out;
+  };
+  EXPECT_EQ(entries(dir.path() / "native" / wheel_name),
+            entries(dir.path() / "python" / wheel_name));
+}
+
+TEST(WheelWriter, TheSameInputWithSourceDateEpochGivesAByteIdenticalWheel) {
+  TempDir dir;
+  const fs::path base = make_bdist(dir.path());
+  native_write(base, dir.path() / "one" / wheel_name, zip_deflated, 1600000000);
+  fs::last_write_time(base / "demo" / "core.py", fs::file_time_type::clock::now());
+  native_write(base, dir.path() / "two" / wheel_name, zip_deflated, 1600000000);
+  EXPECT_TRUE(read_file(dir.path() / "one" / wheel_name) ==
+              read_file(dir.path() / "two" / wheel_name));
+}
+
+TEST(WheelWriter, UnchangedEntriesAreCopiedFromThePreviousWheelChangedOnesCompressed) {
+  TempDir dir;
+  const fs::path base = make_bdist(dir.path());
+  const fs::path wheel = dir.path() / "dist" / wheel_name;
+  const auto first = native_write(base, wheel, zip_deflated, 1600000000, true);
+  EXPECT_EQ(first.reused, 0u);
+  const std::string before = read_file(wheel);
+  const auto second = native_write(base, wheel, zip_deflated, 1600000000, true);
+  EXPECT_EQ(second.reused, second.entries - 1);  // all but RECORD (it has no hash of its own)
+  EXPECT_TRUE(read_file(wheel) == before);
+
+  write_file(base / "demo" / "core.py", compressible(40000, 9));
+  const auto third = native_write(base, wheel, zip_deflated, 1600000000, true);
+  EXPECT_EQ(third.compressed, 3u);  // core.py, core_link.py (a link to it) and RECORD
+  EXPECT_EQ(third.reused, third.entries - 3);
+  EXPECT_EQ(describe(wheel), [&] {
+    python_write(base, dir.path() / "python" / wheel_name, false, "1600000000");
+    return describe(dir.path() / "python" / wheel_name);
+  }());
+  // No stray partial file.
+  for (const auto& entry : fs::directory_iterator(dir.path() / "dist")) {
+    EXPECT_EQ(entry.path().filename(), wheel_name);
+  }
+}
+
+TEST(WheelWriter, APreviousEntryThatDoesNotInflateToItsCrcIsNotCopied) {
+  TempDir dir;
+  const fs::path base = make_bdist(dir.path());
+  const fs::path wheel = dir.path() / "dist" / wheel_name;
+  native_write(base, wheel, zip_deflated, 1600000000, true);
+  // Damage the big entry's compressed bytes, leaving its directory record.
+  {
+    ZipReader zip(wheel);
+    const ZipEntry* entry = zip.find("demo/_C/libdemo.so");
+    ASSERT_NE(entry, nullptr);
+    const uint64_t at = zip.data_offset(*entry) + entry->compressed_size / 2;
+    const int fd = ::open(wheel.c_str(), O_WRONLY);
+    ASSERT_GE(fd, 0);
+    const char garbage[16] = {'\x55', '\x55', '\x55', '\x55', '\x55', '\x55', '\x55', '\x55',
+                              '\x55', '\x55', '\x55', '\x55', '\x55', '\x55', '\x55', '\x55'};
+    ASSERT_EQ(::pwrite(fd, garbage, sizeof garbage, static_cast<off_t>(at)), 16);
+    ::close(fd);
+  }
+  const auto stats = native_write(base, wheel, zip_deflated, 1600000000, true);
+  EXPECT_EQ(stats.compressed, 2u);  // libdemo.so again, and RECORD (never reused: no hash)
+  must_run({SYSTEM_PYTHON, "-m", "zipfile", "-t", wheel.string()}, dir.path());
+}
+
+TEST(WheelWriter, ChunksJoinIntoOneStreamThatZlibReads) {
+  for (const size_t size : {size_t{0}, size_t{1}, deflate_chunk_size - 1, deflate_chunk_size,
+                            deflate_chunk_size + 1, 5 * deflate_chunk_size + 7}) {
+    TempDir dir;
+    write_file(dir.path() / "bdist" / "f.bin", compressible(size, static_cast<unsigned>(size)));
+    native_write(dir.path() / "bdist", dir.path() / wheel_name, zip_deflated, 1600000000);
+    must_run({SYSTEM_PYTHON, "-m", "zipfile", "-t", (dir.path() / wheel_name).string()},
+             dir.path());
+  }
+}
+
+// A sparse 4.1 GiB file: ZIP64 sizes in the local header and the central
+// directory; Python's zipfile reads it back (CRC checked) and finds the entry
+// after it.
+TEST(WheelWriter, Zip64PastFourGibibytesFromASparseFile) {
+  TempDir dir;
+  const fs::path base = dir.path() / "bdist";
+  fs::create_directories(base / "big");
+  const uint64_t size = (uint64_t{41} << 30) / 10;
+  {
+    const int fd = ::open((base / "big" / "huge.bin").c_str(), O_WRONLY | O_CREAT, 0644);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::ftruncate(fd, static_cast<off_t>(size)), 0);
+    ASSERT_EQ(::pwrite(fd, "end", 3, static_cast<off_t>(size - 3)), 3);
+    ::close(fd);
+  }
+  write_file(base / "z_after.txt", "after the big one\n");
+  WheelWriteOptions options;
+  options.wheel = dir.path() / wheel_name;
+  options.base_dir = base;
+  options.level = 1;
+  options.source_date_epoch = 1600000000;
+  write_wheel(options);
+  EXPECT_LT(fs::file_size(options.wheel), uint64_t{64} << 20);
+  const std::string out =
+      must_run({SYSTEM_PYTHON, "-c",
+                "import sys, zipfile, zlib\n"
+                "with zipfile.ZipFile(sys.argv[1]) as z:\n"
+                "    big = z.getinfo('big/huge.bin')\n"
+                "    crc = 0\n"
+                "    with z.open(big) as f:\n"  // reads it all: the CRC is checked at the end
+                "        while True:\n"
+                "            block = f.read(1 << 24)\n"
+                "            if not block: break\n"
+                "            tail = block[-3:]\n"
+                "    print(big.file_size, tail.decode(), z.read('z_after.txt').decode().strip())\n",
+                options.wheel.string()},
+               dir.path());
+  EXPECT_EQ(out, std::to_string(size) + " end after the big one\n");
+  ZipReader zip(options.wheel);
+  ASSERT_NE(zip.find("big/huge.bin"), nullptr);
+  EXPECT_EQ(zip.find("big/huge.bin")->size, size);
+  EXPECT_EQ(zip.find("big/huge.bin")->extract_version, 45);
+  EXPECT_EQ(zip.find("z_after.txt")->extract_version, 20);
+}
+
+// The central directory's ZIP64 records for offsets past 2 GiB, as zipfile
+// writes them (checked by reading them back with the reader).
+TEST(WheelWriter, CentralDirectoryUsesZip64ForOffsetsPastTheLimit) {
+  std::vector<ZipEntry> entries(2);
+  entries[0].name = "a";
+  entries[0].size = 10;
+  entries[0].compressed_size = 10;
+  entries[1].name = "b";
+  entries[1].size = 5;
+  entries[1].compressed_size = 5;
+  entries[1].header_offset = uint64_t{5} << 30;
+  const std::string directory = central_directory(entries, uint64_t{6} << 30);
+  // zip64 end record and locator precede the end record
+  EXPECT_NE(directory.find(std::string("PK\x06\x06", 4)), std::string::npos);
+  EXPECT_NE(directory.find(std::string("PK\x06\x07", 4)), std::string::npos);
+  // The second entry: versions 45, offset 0xffffffff with the real one in the extra.
+  const size_t second = directory.find(std::string("PK\x01\x02", 4), 4);
+  ASSERT_NE(second, std::string::npos);
+  EXPECT_EQ(directory[second + 4], 45);
+  EXPECT_EQ(directory.substr(second + 42, 4), std::string("\xff\xff\xff\xff", 4));
+}
+
+TEST(WheelWriter, RecordFieldsAreQuotedAsCsvDoes) {
+  const std::string text = format_record({{"a,b.py", "sha256=x", "1"}, {"q\"q", "", ""}});
+  EXPECT_EQ(text, "\"a,b.py\",sha256=x,1\n\"q\"\"q\",,\n");
+  const auto rows = parse_record(text);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows.at("a,b.py").hash, "sha256=x");
+  EXPECT_EQ(rows.at("q\"q").size, "");
+  EXPECT_EQ(urlsafe_b64_nopad(std::string("\xfb\xff", 2)), "-_8");
+}
+
+TEST(WheelWriter, ABadWheelNameIsRefusedAsTheWheelPackageDoes) {
+  EXPECT_THROW(record_path_for("notawheel.zip"), Error);
+  EXPECT_THROW(record_path_for("name-1.0.whl"), Error);
+  EXPECT_EQ(record_path_for("/d/triton_ascend-3.6.0-cp311-cp311-linux_x86_64.whl"),
+            "triton_ascend-3.6.0.dist-info/RECORD");
+  EXPECT_EQ(record_path_for("a-1-2build-py3-none-any.whl"), "a-1.dist-info/RECORD");
+}
+
+// auditwheel -z 0 writes deflate streams of stored blocks (and directory
+// entries): they are deflated again; the entries, order and metadata stay.
+TEST(WheelWriter, AuditwheelsLevelZeroOutputIsDeflatedAgainWithTheSameEntries) {
+  TempDir dir;
+  const fs::path base = make_bdist(dir.path());
+  const fs::path native = dir.path() / "native" / wheel_name;
+  native_write(base, native, zip_deflated, 1600000000);
+  // As auditwheel -z 0 writes it: a directory entry, every file deflated at level 0.
+  const fs::path stored = dir.path() / "repair" / wheel_name;
+  must_run(
+      {SYSTEM_PYTHON, "-c",
+       "import os, sys, zipfile\n"
+       "source, out = sys.argv[1], sys.argv[2]\n"
+       "os.makedirs(os.path.dirname(out))\n"
+       "with zipfile.ZipFile(source) as s, zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as z:\n"
+       "    d = zipfile.ZipInfo('demo/', (2020, 1, 1, 0, 0, 0))\n"
+       "    d.external_attr = 0o40755 << 16\n"
+       "    z.writestr(d, b'')\n"
+       "    for i in s.infolist():\n"
+       "        z.writestr(i, s.read(i), compresslevel=0)\n",
+       native.string(), stored.string()},
+      dir.path());
+  WheelWriteOptions options;
+  options.wheel = dir.path() / "dist" / wheel_name;
+  options.previous = options.wheel;
+  const auto first = rezip_wheel(stored, options);
+  EXPECT_EQ(first.reused, 0u);
+  EXPECT_LT(fs::file_size(options.wheel), fs::file_size(stored) / 2);
+  const auto listing = [&](const fs::path& wheel) {
+    return must_run({SYSTEM_PYTHON, "-c",
+                     "import sys, zipfile, hashlib\n"
+                     "with zipfile.ZipFile(sys.argv[1]) as z:\n"
+                     "    assert z.testzip() is None\n"
+                     "    for i in z.infolist():\n"
+                     "        print(i.filename, i.date_time, oct(i.external_attr), i.file_size,\n"
+                     "              hex(i.CRC), hashlib.sha256(z.read(i)).hexdigest()[:16])\n",
+                     wheel.string()},
+                    dir.path());
+  };
+  EXPECT_EQ(listing(options.wheel), listing(stored));
+  const auto second = rezip_wheel(stored, options);
+  EXPECT_GT(second.reused, 5u);
+}
