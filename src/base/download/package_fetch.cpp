@@ -24,7 +24,7 @@ fs::path beside(const PackageSpec& spec) {
   return spec.name.empty() ? spec.root_dir.parent_path() : spec.root_dir;
 }
 
-std::string quoted(const std::string& text) {
+std::string shell_quoted(const std::string& text) {
   std::string out = "'";
   for (char c : text) {
     out += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -67,9 +67,9 @@ bool package_cached(const PackageSpec& spec) {
 
 std::string manual_command(const PackageSpec& spec) {
   const fs::path file = beside(spec) / (stem(spec) + ".tar.gz");
-  return "curl -fL -C - -o " + quoted(file.string()) + " " + quoted(spec.url) + " && tar -xf " +
-         quoted(file.string()) + " -C " + quoted(spec.root_dir.string()) + " && printf %s " +
-         quoted(spec.url) + " > " + quoted((package_directory(spec) / "version.txt").string());
+  return "curl -fL -C - -o " + shell_quoted(file.string()) + " " + shell_quoted(spec.url) + " && tar -xf " +
+         shell_quoted(file.string()) + " -C " + shell_quoted(spec.root_dir.string()) + " && printf %s " +
+         shell_quoted(spec.url) + " > " + shell_quoted((package_directory(spec) / "version.txt").string());
 }
 
 PackageOutcome fetch_package(const PackageSpec& spec, const DownloadOptions& options) {
