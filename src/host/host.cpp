@@ -1,5 +1,6 @@
 #include "host/host.hpp"
 
+#include "base/build/build_summary.hpp"
 #include "base/git/source_repo.hpp"
 #include "base/jobs/job_limits.hpp"
 #include "base/layer/environment.hpp"
@@ -13,7 +14,6 @@
 #include "host/doctor.hpp"
 #include "host/layer/setup_kwargs.hpp"
 #include "host/layer/upstream_version.hpp"
-#include "base/build/build_summary.hpp"
 #include "host/overrides/overrides.hpp"
 #include "host/python/captured_setup.hpp"
 #include "host/python/embedded_python.hpp"

@@ -67,9 +67,10 @@ bool package_cached(const PackageSpec& spec) {
 
 std::string manual_command(const PackageSpec& spec) {
   const fs::path file = beside(spec) / (stem(spec) + ".tar.gz");
-  return "curl -fL -C - -o " + shell_quoted(file.string()) + " " + shell_quoted(spec.url) + " && tar -xf " +
-         shell_quoted(file.string()) + " -C " + shell_quoted(spec.root_dir.string()) + " && printf %s " +
-         shell_quoted(spec.url) + " > " + shell_quoted((package_directory(spec) / "version.txt").string());
+  return "curl -fL -C - -o " + shell_quoted(file.string()) + " " + shell_quoted(spec.url) +
+         " && tar -xf " + shell_quoted(file.string()) + " -C " +
+         shell_quoted(spec.root_dir.string()) + " && printf %s " + shell_quoted(spec.url) + " > " +
+         shell_quoted((package_directory(spec) / "version.txt").string());
 }
 
 PackageOutcome fetch_package(const PackageSpec& spec, const DownloadOptions& options) {
