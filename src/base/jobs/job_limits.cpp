@@ -267,27 +267,28 @@ bool compiles(const std::vector<std::string>& args) {
   return false;
 }
 
+namespace {
+
+// One job count: the user's value wins (the machine's figure at debug level),
+// else the machine's figure is set and said at `level`.
+void apply_job_count(EnvVar var, int jobs, const std::string& reason,
+                     spdlog::level::level_enum level) {
+  const std::string name = env_name(var, nullptr);
+  if (const auto given = env_value(var, nullptr)) {
+    spdlog::debug("{}={} (set by the user; the machine's figure: {})", name, *given, reason);
+    return;
+  }
+  set_env(name, std::to_string(jobs));
+  spdlog::log(level, "{}={}: {}", name, jobs, reason);
+}
+
+}  // namespace
+
 void apply_job_limits(bool announce) {
   const auto level = announce ? spdlog::level::info : spdlog::level::debug;
   const JobLimits limits = compute_job_limits(machine_view_from_environment());
-  const auto jobs = env_value(EnvVar::max_jobs, nullptr);
-  if (jobs) {
-    spdlog::debug("{}={} (set by the user; the machine's figure: {})",
-                  env_name(EnvVar::max_jobs, nullptr), *jobs, limits.compile_reason());
-  } else {
-    set_env(env_name(EnvVar::max_jobs, nullptr), std::to_string(limits.compile_jobs));
-    spdlog::log(level, "{}={}: {}", env_name(EnvVar::max_jobs, nullptr), limits.compile_jobs,
-                limits.compile_reason());
-  }
-  const auto links = env_value(EnvVar::parallel_link_jobs, nullptr);
-  if (links) {
-    spdlog::debug("{}={} (set by the user; the machine's figure: {})",
-                  env_name(EnvVar::parallel_link_jobs, nullptr), *links, limits.link_reason());
-  } else {
-    set_env(env_name(EnvVar::parallel_link_jobs, nullptr), std::to_string(limits.link_jobs));
-    spdlog::log(level, "{}={}: {}", env_name(EnvVar::parallel_link_jobs, nullptr), limits.link_jobs,
-                limits.link_reason());
-  }
+  apply_job_count(EnvVar::max_jobs, limits.compile_jobs, limits.compile_reason(), level);
+  apply_job_count(EnvVar::parallel_link_jobs, limits.link_jobs, limits.link_reason(), level);
 }
 
 }  // namespace ascend_setup
