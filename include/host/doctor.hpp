@@ -32,6 +32,8 @@ struct DoctorFinding {
 struct DoctorReport {
   std::filesystem::path tree_root, setup_py;
   std::string profile_name, profile_source, profile_chosen_because;
+  // The layer's form (profile [layer]); one line of the report, no finding.
+  std::string layer;
   std::vector<DoctorFinding> findings;
   bool healthy() const { return findings.empty(); }
 };

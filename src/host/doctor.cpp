@@ -1,6 +1,7 @@
 #include "host/doctor.hpp"
 
 #include "base/layer/patch_files.hpp"
+#include "base/layer/profile_choice.hpp"
 
 #include "base/git/hunk_check.hpp"
 #include "base/git/source_repo.hpp"
@@ -45,6 +46,7 @@ class Doctor {
     report_.profile_name = profile_.name;
     report_.profile_source = profile_.source;
     report_.profile_chosen_because = profile_.chosen_because;
+    report_.layer = describe_layer();
     check_setup_py();
     check_version_files();
     check_patches();
@@ -237,6 +239,20 @@ class Doctor {
     }
   }
 
+  std::string describe_layer() const {
+    const Profile::Layer& layer = profile_.layer;
+    std::string text = layer.form;
+    if (const auto marker = layer_marker_held(profile_, root_)) {
+      text += " (the tree holds " + *marker + ")";
+    }
+    if (!layer.in_tree_modules.empty()) {
+      text += ": the tree carries the layer itself; while ascend-setup runs setup.py its hooks (" +
+              join(layer.in_tree_hooks) + " of " + layer.in_tree_modules.front() +
+              ") do nothing, and ascend-setup applies the layer once, natively";
+    }
+    return text;
+  }
+
   fs::path root_, setup_py_;
   const Profile& profile_;
   std::optional<BuildMode> forced_mode_;
@@ -258,6 +274,7 @@ void print_doctor_text(const DoctorReport& report, std::ostream& out) {
     out << ": " << report.profile_chosen_because;
   }
   out << "\n";
+  out << "layer " << report.layer << "\n";
   if (report.healthy()) {
     out << "healthy: the tree fits the profile\n";
     return;
@@ -280,7 +297,8 @@ nlohmann::ordered_json doctor_json(const DoctorReport& report) {
                                  {"profile",
                                   {{"name", report.profile_name},
                                    {"source", report.profile_source},
-                                   {"chosen_because", report.profile_chosen_because}}}};
+                                   {"chosen_because", report.profile_chosen_because}}},
+                                 {"layer", report.layer}};
   json["findings"] = nlohmann::ordered_json::array();
   for (const DoctorFinding& finding : report.findings) {
     nlohmann::ordered_json entry = {{"group", finding.group},

@@ -18,10 +18,12 @@
 #include "host/python/captured_setup.hpp"
 #include "host/python/embedded_python.hpp"
 #include "host/python/env_read_watch.hpp"
+#include "host/python/in_tree_layer.hpp"
 #include "host/python/kwargs_json.hpp"
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -85,6 +87,25 @@ SourceTree enter_source_tree(const HostOptions& options) {
   return tree;
 }
 
+// After a build of a git checkout: the Ascend patches stay applied (the next
+// build needs them), so `git pull` would stop on them; one line says how to
+// undo them.
+void warn_if_left_patched(const std::filesystem::path& root, const Profile& profile,
+                          std::optional<BuildMode> forced_mode) {
+  if (!std::filesystem::exists(root / ".git")) {
+    return;
+  }
+  const ModeChoice mode = choose_build_mode(forced_mode, profile, root);
+  const PatchStatus status =
+      PatchEngine(root, profile, mode.mode, PatchEngine::default_state_dir(root)).status();
+  if (std::any_of(status.patches.begin(), status.patches.end(),
+                  [](const PatchStatus::Patch& patch) { return patch.applied; })) {
+    spdlog::warn(
+        "the Ascend patches stay applied to this checkout's sources, so `git pull` sees local "
+        "changes: `ascend-setup --restore-sources` restores them");
+  }
+}
+
 void print_json(const MachineOutput& out, const nlohmann::ordered_json& value) {
   flush_python_streams();
   out.write(value.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
@@ -145,6 +166,9 @@ int run_setup_py(const HostOptions& options, const SourceTree& tree,
     captured.real_setup(**kwargs);
     flush_python_streams();
     print_build_summary();
+    if (profile->layer.warn_left_patched && build_summary().any) {
+      warn_if_left_patched(tree.root, *profile, options.mode);
+    }
     return exit_code::ok;
   } catch (py::error_already_set& error) {
     return report_python_error(error, phase);
@@ -258,6 +282,7 @@ int run_host(const HostOptions& options) {
     const Interpreter interpreter = choose_interpreter(options.python);
     const MachineOutput out;  // before Python starts: setup.py's prints go to stderr
     EmbeddedPython python(interpreter, tree.script, {}, tree.run_dir);
+    make_in_tree_layer_inert(profile->layer);
     return run_doctor_command(options, tree, *profile, out);
   }
   // MAX_JOBS, TRITON_PARALLEL_LINK_JOBS from the cgroup where unset (said when compiling).
@@ -266,6 +291,7 @@ int run_host(const HostOptions& options) {
     const Interpreter interpreter = choose_interpreter(options.python);
     const MachineOutput out;  // before Python starts: setup.py's prints go to stderr
     EmbeddedPython python(interpreter, tree.script, options.setup_args, tree.run_dir);
+    make_in_tree_layer_inert(profile->layer);
     return list_environment_of(options, tree, *profile, out);
   }
   ensure_distributed_sources(tree.root, *profile);
@@ -276,6 +302,7 @@ int run_host(const HostOptions& options) {
     out.emplace();  // before Python starts: setup.py's prints go to stderr
   }
   EmbeddedPython python(interpreter, tree.script, options.setup_args, tree.run_dir);
+  make_in_tree_layer_inert(profile->layer);
   return run_setup_py(options, tree, profile, out);
 }
 

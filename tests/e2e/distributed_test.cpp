@@ -151,6 +151,24 @@ TEST_F(DistributedTest, OfflineWithNoCloneIsOneLineNamingUrlDirectoryPinAndComma
   EXPECT_FALSE(fs::exists(clone));
 }
 
+// The in-tree layer's rule: the clone is tried network_attempts times,
+// retry_seconds apart, each failure a warning, the last one the error.
+TEST_F(DistributedTest, CloneIsTriedAgainAsTheProfileSays) {
+  std::string text = read_file(profile);
+  text = replace_once(text, "link = \"python/triton_dist\"\n",
+                      "link = \"python/triton_dist\"\nnetwork_attempts = 3\nretry_seconds = 0\n");
+  write_file(profile, text);
+  fs::rename(remote, dir.path() / "gone");
+  const auto result = host({"--dump-kwargs"});
+  EXPECT_EQ(result.exit_code, ascend_setup::exit_code::bad_input) << result.err;
+  EXPECT_TRUE(contains(result.err, "cloning " + remote.string() + " failed (attempt 1 of 3)"))
+      << result.err;
+  EXPECT_TRUE(contains(result.err, "(attempt 2 of 3)")) << result.err;
+  EXPECT_FALSE(contains(result.err, "(attempt 3 of 3)")) << result.err;
+  EXPECT_TRUE(contains(result.err, "could not be cloned from " + remote.string())) << result.err;
+  EXPECT_FALSE(fs::exists(clone));
+}
+
 TEST_F(DistributedTest, SourceArchiveUsesTheDirectoryAsItIs) {
   fs::remove_all(tree / ".git");
   write_file(clone / "python/triton_dist/__init__.py", "");

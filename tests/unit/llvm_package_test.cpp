@@ -76,3 +76,25 @@ TEST_F(LlvmPackageTest, NoAscendBuildMeansUpstream) {
       std::holds_alternative<UseUpstreamLlvm>(choose({"Windows", "AMD64", std::nullopt, ""})));
   EXPECT_TRUE(std::holds_alternative<UseUpstreamLlvm>(choose({"Linux", "riscv64", "2.36", ""})));
 }
+
+// The in-tree layer's rule: AlmaLinux x64 (the manylinux_2_34 image, glibc
+// 2.34 > 2.28) takes the almalinux build, whose ubuntu twin needs glibc 2.35.
+TEST_F(LlvmPackageTest, InTreeLayerTakesTheAlmalinuxBuildOnAlmalinuxWhateverItsGlibc) {
+  for (const BuiltinProfile& builtin : builtin_profiles()) {
+    if (builtin.file.find("in-tree") != std::string_view::npos) {
+      profile = parse_profile(builtin.text, std::string(builtin.file)).llvm;
+    }
+  }
+  ASSERT_FALSE(profile.x64_os_suffixes.empty()) << "no built-in in-tree profile";
+  EXPECT_EQ(name_for({"Linux", "x86_64", "2.34", "almalinux"}),
+            "llvm-f6ded0b5-00000000-almalinux-x64");
+  EXPECT_EQ(name_for({"Linux", "x86_64", "2.34", "debian"}), "llvm-f6ded0b5-00000000-ubuntu-x64");
+  EXPECT_EQ(name_for({"Linux", "x86_64", "2.28", "centos"}),
+            "llvm-f6ded0b5-00000000-almalinux-x64");
+  EXPECT_EQ(name_for({"Linux", "x86_64", "2.34", "almalinux"}, "forced"),
+            "llvm-f6ded0b5-00000000-forced");
+  // The entry-era profile keeps its rule: glibc alone decides on x64.
+  profile = parse_profile(builtin_profile_text(), "built-in profile").llvm;
+  EXPECT_EQ(name_for({"Linux", "x86_64", "2.34", "almalinux"}),
+            "llvm-f6ded0b5-00000000-ubuntu-x64");
+}

@@ -187,3 +187,45 @@ TEST_F(ProfileChoiceTest, ABadProfileDirectoryOrProfileInItIsOneErrorNamingIt) {
         << error.what();
   }
 }
+
+// A profile with [layer] markers is for a tree holding one of them, and is
+// preferred there; without the marker it is dropped.
+TEST_F(ProfileChoiceTest, LayerMarkersDecideBetweenProfilesOfOneVersion) {
+  Profile entry = profile("entry", "1.5.0");
+  Profile in_tree = profile("in-tree", "1.5.0");
+  in_tree.layer.form = "in-tree";
+  in_tree.layer.markers = {"third_party/ascend/build/setup_patch.py", "other/marker"};
+  const std::vector<Profile> candidates = {entry, in_tree};
+
+  auto names = [](const std::vector<Profile>& profiles) {
+    std::vector<std::string> result;
+    for (const Profile& p : profiles) {
+      result.push_back(p.name);
+    }
+    return result;
+  };
+  EXPECT_EQ(names(fitting_layer(candidates, tree)), std::vector<std::string>{"entry"});
+  EXPECT_FALSE(layer_marker_held(in_tree, tree));
+
+  test_support::write_file(tree / "other/marker", "");
+  EXPECT_EQ(names(fitting_layer(candidates, tree)), (std::vector<std::string>{"in-tree", "entry"}));
+  EXPECT_EQ(layer_marker_held(in_tree, tree), "other/marker");
+  EXPECT_EQ(choose_profile(fitting_layer(candidates, tree), version("1.5.0"), entry).profile.name,
+            "in-tree");
+
+  // Only marked profiles, none held: the version alone decides among them all.
+  fs::remove(tree / "other/marker");
+  EXPECT_EQ(names(fitting_layer({in_tree}, tree)), std::vector<std::string>{"in-tree"});
+}
+
+TEST_F(ProfileChoiceTest, TheBuiltInInTreeProfileIsChosenForATreeHoldingItsMarker) {
+  write_setup_py("TRITON_VERSION = \"3.6.0\"\n");
+  EXPECT_EQ(select_profile({}, tree, tree / "setup.py").profile.layer.form, "entry");
+  test_support::write_file(tree / "third_party/ascend/build/setup_patch.py", "");
+  const ProfileChoice choice = select_profile({}, tree, tree / "setup.py");
+  EXPECT_EQ(choice.profile.layer.form, "in-tree");
+  EXPECT_NE(choice.profile.chosen_because.find(
+                "the tree holds third_party/ascend/build/setup_patch.py (the in-tree layer)"),
+            std::string::npos)
+      << choice.profile.chosen_because;
+}

@@ -44,6 +44,18 @@ struct Profile {
 
   EnvList env_defaults;
 
+  // The form of the layer this profile is made for ([layer], optional).
+  struct Layer {
+    std::string form = "entry";        // "entry" (setup_ascend.py) or "in-tree" (hooks in setup.py)
+    std::vector<std::string> markers;  // the tree must hold one of these paths (none: any tree)
+    // The tree's own copy of the layer: these modules are replaced by inert
+    // stand-ins whose `in_tree_hooks` do nothing while ascend-setup runs setup.py.
+    std::vector<std::string> in_tree_modules, in_tree_hooks;
+    // After a build that left a git checkout patched: one warning naming
+    // `ascend-setup --restore-sources`.
+    bool warn_left_patched = false;
+  } layer;
+
   struct Switches {
     std::string distributed, manylinux, coverage, dev_mode, release_mode;
     std::vector<std::string> distributed_aliases;  // older names, deprecated
@@ -77,6 +89,7 @@ struct Profile {
     std::string no_patch_hash, name, sym_name, url, suffix_env;
     std::string include_flag, lib_flag, syspath_var, user_configured_name;
     int ubuntu_min_glibc = 229;
+    EnvList x64_os_suffixes;  // [os-release ID, suffix] for Linux x64, before the glibc rule
   } llvm;
 
   struct Patches {
@@ -87,6 +100,9 @@ struct Profile {
   struct Build {
     std::string min_cmake, ir_tag_env, ir_tag_arg, distributed_arg;
     std::vector<std::string> cmake_args, tools;
+    // upstream's download_and_copy_dependencies() (NVIDIA's toolchain) runs
+    // in build_ext; false makes it a no-op
+    bool upstream_downloads = true;
   } build;
 
   struct Wheel {
@@ -98,6 +114,8 @@ struct Profile {
     std::string directory, url, branch, pin;  // the clone of the distributed part
     std::string package, package_root, link;
     std::vector<std::string> package_data;
+    int network_attempts = 1;  // clone and fetch, each
+    int retry_seconds = 0;     // between two attempts
   } distributed;
 
   struct Coverage {

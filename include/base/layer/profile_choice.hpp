@@ -1,8 +1,10 @@
 // Which profile a run uses (doc/profile.md). In order: --profile FILE;
 // the tree's own ascend-setup.toml; else the tree's upstream version picks
 // among the profiles of each --profile-dir and the built-in ones
-// (profiles/*.toml): the one made for that version, else one of the same
-// major.minor, else the nearest (below first). The reason is kept in
+// (profiles/*.toml) that fit the tree's layer (fitting_layer(): a profile
+// with [layer] markers is for a tree holding one of them, and comes first):
+// the one made for that version, else one of the same major.minor, else the
+// nearest (below first). The reason is kept in
 // Profile::chosen_because for --doctor and the log: a warning when no profile
 // is made for the tree's version, info when it was chosen among several,
 // debug otherwise (so a plain run's stderr is setup.py's own).
@@ -42,14 +44,25 @@ std::optional<TreeVersion> read_tree_version(const std::vector<Profile>& candida
 
 struct ProfileChoice {
   Profile profile;
-  bool fits = false;           // made for the tree's upstream version (or named by the user)
-  std::size_t candidates = 0;  // how many it was chosen among (0: named by the user)
+  bool fits = false;  // made for the tree's upstream version (or named by the user)
+  std::size_t candidates =
+      0;  // how many fitting the tree's layer it was chosen among (0: named by the user)
 };
 
 // Picks among `candidates` (an earlier one wins a tie) for `version`; with no
 // version, `fallback`. Sets chosen_because.
 ProfileChoice choose_profile(const std::vector<Profile>& candidates,
                              const std::optional<TreeVersion>& version, const Profile& fallback);
+
+// The first of the profile's [layer] markers the tree holds, if any.
+std::optional<std::string> layer_marker_held(const Profile& profile,
+                                             const std::filesystem::path& tree_root);
+
+// The candidates that fit the tree's layer, in order: first those with a
+// marker the tree holds, then those without markers; one whose markers the
+// tree does not hold is dropped (all are kept when none would be left).
+std::vector<Profile> fitting_layer(std::vector<Profile> candidates,
+                                   const std::filesystem::path& tree_root);
 
 // The whole rule above. Throws Error (exit 3) for an unreadable or malformed
 // profile or profile directory, naming it.

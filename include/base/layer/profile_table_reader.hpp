@@ -9,6 +9,7 @@
 #include <toml++/toml.h>
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -27,14 +28,20 @@ class TableReader {
   bool boolean(const std::string& key, bool fallback);
   // An integer within [minimum, maximum], the key's one limit.
   int integer(const std::string& key, int minimum, int maximum);
+  // The same, `fallback` when absent.
+  int optional_integer(const std::string& key, int minimum, int maximum, int fallback);
   std::vector<std::string> strings(const std::string& key);
   // Absent: empty.
   std::vector<std::string> optional_strings(const std::string& key);
   // An array of [name, value] string pairs.
   EnvList pairs(const std::string& key);
+  // Absent: empty.
+  EnvList optional_pairs(const std::string& key);
   // A table whose every value is an array of strings.
   std::map<std::string, std::vector<std::string>> string_lists(const std::string& key);
   TableReader table(const std::string& key);
+  // Absent: nullopt.
+  std::optional<TableReader> optional_table(const std::string& key);
   // Every key of this table, each an array of inline tables.
   std::vector<std::pair<std::string, std::vector<TableReader>>> array_tables();
 

@@ -76,6 +76,12 @@ LlvmChoice choose_llvm_package(const Profile::Llvm& profile, const PlatformInfo&
     system_suffix = "macos-" + arch;
   } else if (platform.system == "Linux" && arch == "arm64") {
     system_suffix = platform.os_id == "almalinux" ? "almalinux-arm64" : "ubuntu-arm64";
+  } else if (const auto os_rule =
+                 std::find_if(profile.x64_os_suffixes.begin(), profile.x64_os_suffixes.end(),
+                              [&](const auto& rule) { return rule.first == platform.os_id; });
+             platform.system == "Linux" && arch == "x64" &&
+             os_rule != profile.x64_os_suffixes.end()) {
+    system_suffix = os_rule->second;  // e.g. the manylinux images, whatever their glibc
   } else if (platform.system == "Linux" && arch == "x64") {
     // The Python entry crashed here on musl (platform.libc_ver() gives no version).
     const std::optional<int> glibc = glibc_number(platform.glibc);

@@ -25,6 +25,22 @@ void read_environment(TableReader table, Profile& profile) {
   table.finish();
 }
 
+void read_layer(std::optional<TableReader> table, Profile& profile) {
+  if (!table) {
+    return;
+  }
+  Profile::Layer& l = profile.layer;
+  l.form = table->choice("form", {"entry", "in-tree"});
+  l.markers = table->optional_strings("markers");
+  l.in_tree_modules = table->optional_strings("in_tree_modules");
+  l.in_tree_hooks = table->optional_strings("in_tree_hooks");
+  l.warn_left_patched = table->boolean("warn_left_patched", false);
+  if (l.in_tree_modules.empty() != l.in_tree_hooks.empty()) {
+    table->fail_key("in_tree_hooks", "in_tree_modules and in_tree_hooks go together");
+  }
+  table->finish();
+}
+
 void read_switches(TableReader table, Profile& profile) {
   profile.switches = {table.string("distributed"),  table.string("manylinux"),
                       table.string("coverage"),     table.string("dev_mode"),
@@ -88,6 +104,7 @@ void read_llvm(TableReader table, Profile& profile) {
   l.syspath_var = table.string("syspath_var");
   l.user_configured_name = table.string("user_configured_name");
   l.ubuntu_min_glibc = table.integer("ubuntu_min_glibc", 100, 9999);
+  l.x64_os_suffixes = table.optional_pairs("x64_os_suffixes");
   table.finish();
 }
 
@@ -114,6 +131,7 @@ void read_build(TableReader table, Profile& profile) {
   b.cmake_args = table.strings("cmake_args");
   b.distributed_arg = table.string("distributed_arg");
   b.tools = table.strings("tools");
+  b.upstream_downloads = table.boolean("upstream_downloads", true);
   table.finish();
 }
 
@@ -136,6 +154,8 @@ void read_distributed(TableReader table, Profile& profile) {
   d.package_root = table.string("package_root");
   d.package_data = table.strings("package_data");
   d.link = table.string("link");
+  d.network_attempts = table.optional_integer("network_attempts", 1, 10, 1);
+  d.retry_seconds = table.optional_integer("retry_seconds", 0, 600, 0);
   table.finish();
 }
 
@@ -206,6 +226,7 @@ Profile parse_profile(std::string_view text, const std::string& source) {
   TableReader top(root, "", source);
   read_header(top.table("profile"), profile);
   read_environment(top.table("environment"), profile);
+  read_layer(top.optional_table("layer"), profile);
   read_switches(top.table("switches"), profile);
   read_mode(top.table("mode"), profile);
   read_backend(top.table("backend"), profile);

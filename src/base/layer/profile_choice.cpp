@@ -180,6 +180,33 @@ ProfileChoice choose_profile(const std::vector<Profile>& candidates,
   return choice;
 }
 
+std::optional<std::string> layer_marker_held(const Profile& profile, const fs::path& tree_root) {
+  for (const std::string& marker : profile.layer.markers) {
+    std::error_code ignored;
+    if (fs::exists(tree_root / marker, ignored)) {
+      return marker;
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<Profile> fitting_layer(std::vector<Profile> candidates, const fs::path& tree_root) {
+  std::vector<Profile> held, generic;
+  for (Profile& profile : candidates) {
+    if (profile.layer.markers.empty()) {
+      generic.push_back(std::move(profile));
+    } else if (layer_marker_held(profile, tree_root)) {
+      held.push_back(std::move(profile));
+    }
+  }
+  if (held.empty() && generic.empty()) {
+    return candidates;  // none fits the tree's layer: the version alone decides
+  }
+  held.insert(held.end(), std::make_move_iterator(generic.begin()),
+              std::make_move_iterator(generic.end()));
+  return held;
+}
+
 ProfileChoice select_profile(const ProfileRequest& request, const fs::path& tree_root,
                              const fs::path& setup_py) {
   if (request.file) {
@@ -206,9 +233,14 @@ ProfileChoice select_profile(const ProfileRequest& request, const fs::path& tree
       fallback = candidates.back();
     }
   }
-  ProfileChoice choice =
-      choose_profile(candidates, read_tree_version(candidates, tree_root, setup_py), *fallback);
-  choice.candidates = candidates.size();
+  const std::optional<TreeVersion> version = read_tree_version(candidates, tree_root, setup_py);
+  candidates = fitting_layer(std::move(candidates), tree_root);
+  ProfileChoice choice = choose_profile(candidates, version, *fallback);
+  if (const auto marker = layer_marker_held(choice.profile, tree_root)) {
+    choice.profile.chosen_because +=
+        "; the tree holds " + *marker + " (the " + choice.profile.layer.form + " layer)";
+  }
+  choice.candidates = candidates.size();  // those that fit the tree's layer
   return choice;
 }
 

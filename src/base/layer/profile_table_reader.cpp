@@ -48,6 +48,11 @@ int TableReader::integer(const std::string& key, int minimum, int maximum) {
   return static_cast<int>(value->get());
 }
 
+int TableReader::optional_integer(const std::string& key, int minimum, int maximum, int fallback) {
+  return table_.get(key) == nullptr ? (used_.insert(key), fallback)
+                                    : integer(key, minimum, maximum);
+}
+
 std::vector<std::string> TableReader::strings(const std::string& key) {
   return string_array(require(key), key);
 }
@@ -74,6 +79,10 @@ EnvList TableReader::pairs(const std::string& key) {
   return result;
 }
 
+EnvList TableReader::optional_pairs(const std::string& key) {
+  return table_.get(key) == nullptr ? (used_.insert(key), EnvList()) : pairs(key);
+}
+
 std::map<std::string, std::vector<std::string>> TableReader::string_lists(const std::string& key) {
   TableReader inner = table(key);
   std::map<std::string, std::vector<std::string>> result;
@@ -91,6 +100,14 @@ TableReader TableReader::table(const std::string& key) {
     return TableReader(*value, qualified(key), source_);
   }
   fail(node, key, "expected a table");
+}
+
+std::optional<TableReader> TableReader::optional_table(const std::string& key) {
+  if (table_.get(key) == nullptr) {
+    used_.insert(key);
+    return std::nullopt;
+  }
+  return table(key);
 }
 
 std::vector<std::pair<std::string, std::vector<TableReader>>> TableReader::array_tables() {

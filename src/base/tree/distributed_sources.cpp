@@ -2,6 +2,7 @@
 
 #include "base/git/source_repo.hpp"
 #include "base/layer/environment.hpp"
+#include "base/process/retry.hpp"
 #include "base/util/error.hpp"
 #include "base/util/strings.hpp"
 
@@ -22,6 +23,10 @@ std::string manual_clone(const Profile::Distributed& d, const fs::path& director
   return commands;
 }
 
+RetryPolicy network_retries(const Profile::Distributed& d) {
+  return {d.network_attempts, std::chrono::seconds(d.retry_seconds)};
+}
+
 bool missing_or_empty(const fs::path& directory) {
   std::error_code ec;
   return !fs::exists(directory, ec) ||
@@ -38,7 +43,10 @@ void provide_clone(const fs::path& directory, const Profile& profile,
   }
   spdlog::info("distributed part: cloning {} (branch {}) into {}", d.url, d.branch, d.directory);
   try {
-    SourceRepo::clone(d.url, d.branch, directory);
+    // A failed clone leaves nothing (staged, renamed into place when whole),
+    // so each attempt starts clean.
+    with_retries(network_retries(d), "cloning " + d.url,
+                 [&] { SourceRepo::clone(d.url, d.branch, directory); });
   } catch (const Error& error) {
     throw Error(profile.switches.distributed +
                 " is on, but the distributed part could not be cloned from " + d.url + " into " +
@@ -76,7 +84,8 @@ void hold_at_pin(const fs::path& directory, const Profile& profile) {
   if (!clone->has_commit(d.pin)) {
     spdlog::info("distributed part: the pin {} is not in {}; fetching origin", d.pin, d.directory);
     try {
-      clone->fetch_origin();
+      with_retries(network_retries(d), "fetching origin of " + d.directory,
+                   [&] { clone->fetch_origin(); });
     } catch (const Error& error) {
       throw Error(directory.string() + " is at " + head + ", and the pin " + d.pin +
                   " is not in it: " + error.what() + "; fetch it by hand (git -C " +
@@ -91,6 +100,10 @@ void hold_at_pin(const fs::path& directory, const Profile& profile) {
     }
   }
   clone->checkout_detached(d.pin);
+  if (clone->head_id() != d.pin) {
+    throw Error("the distributed part " + directory.string() + " is not at the pin " + d.pin +
+                " after checking it out (HEAD is " + clone->head_id().value_or("no commit") + ")");
+  }
   spdlog::info("distributed part: {} checked out at the pin {} (was {})", d.directory, d.pin, head);
 }
 

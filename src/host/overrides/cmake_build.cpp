@@ -1,6 +1,7 @@
 // The Ascend CMakeBuild, a subclass of upstream's installed as
 // cmdclass["build_ext"].
-//   run(): upstream's download_and_copy_dependencies(), the patch engine, the
+//   run(): upstream's download_and_copy_dependencies() (a no-op where the
+//     profile skips upstream's downloads), the patch engine, the
 //     CMake version check, coverage tooling on or off, build_extension() for
 //     each extension.
 //   build_extension(ext): upstream's, with subprocess.check_call wrapped for
@@ -227,6 +228,18 @@ void copy_tools(const Profile& profile, const fs::path& cmake_dir, const fs::pat
 void override_cmake_build(const OverrideContext& context) {
   py::object upstream = context.upstream("CMakeBuild");
   py::object download = context.upstream("download_and_copy_dependencies");
+  if (!context.profile->build.upstream_downloads) {
+    // NVIDIA's toolchain is no part of the Ascend wheel: nothing fetched, for
+    // upstream's own callers too.
+    download = py::cpp_function(
+        [](const py::args&, const py::kwargs&) {
+          spdlog::debug(
+              "upstream's NVIDIA toolchain downloads skipped (profile: "
+              "build.upstream_downloads = false)");
+        },
+        py::name("download_and_copy_dependencies"));
+    context.replace("download_and_copy_dependencies", download);
+  }
   py::object get_cmake_dir = context.upstream("get_cmake_dir");
   py::object cmake_build =
       define_subclass(context, "CMakeBuild", upstream,

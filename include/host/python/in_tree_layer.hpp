@@ -1,0 +1,19 @@
+// A tree whose setup.py carries the layer itself (profile [layer]
+// in_tree_modules, in_tree_hooks: e.g. `prepare()` at its top, `activate()`
+// before setup()). Applying ascend-setup's native layer on top of those hooks
+// would apply it twice (the backend added again, cmdclass swapped, the
+// download and the distributed clone done the hooks' way), so while
+// ascend-setup runs setup.py each named module is an inert stand-in in
+// sys.modules: its hooks do nothing (a debug line when called), any other
+// name is missing, as for a module without it. Installed before setup.py is
+// executed; kept for the run, since setup.py's commands run later.
+#pragma once
+
+#include "base/layer/profile.hpp"
+
+namespace ascend_setup {
+
+// Needs the GIL. Does nothing for a profile without in_tree_modules.
+void make_in_tree_layer_inert(const Profile::Layer& layer);
+
+}  // namespace ascend_setup
