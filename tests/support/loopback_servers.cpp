@@ -15,7 +15,6 @@
 
 #include <chrono>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <random>
 #include <sstream>
@@ -252,8 +251,9 @@ void DistccDaemon::kill() {
     if (name.find_first_not_of("0123456789") != std::string::npos) {
       continue;
     }
-    std::istringstream stat(read_file(entry.path() / "stat"));
-    std::string text((std::istreambuf_iterator<char>(stat)), {});
+    std::ifstream stat(entry.path() / "stat");
+    std::string text;
+    std::getline(stat, text);
     const size_t close = text.rfind(')');
     if (close == std::string::npos) {
       continue;

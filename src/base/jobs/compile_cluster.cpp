@@ -96,8 +96,7 @@ DistccHost parse_host(const std::string& spec) {
       host.port = spec_number(value, 1, 65535, spec, "port");
       port_seen = true;
     } else {
-      throw Error(
-          fmt::format("distcc host `{}`: a second {}", spec, mark == '/' ? "limit" : "port"));
+      throw Error(fmt::format("distcc host `{}`: unexpected `{}`", spec, main.substr(end)));
     }
     end = next;
   }
