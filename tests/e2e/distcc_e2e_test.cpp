@@ -55,14 +55,6 @@ std::string build_ninja(const fs::path& tree) {
   return "";
 }
 
-std::string joined(const std::vector<std::string>& items) {
-  std::string text;
-  for (const std::string& item : items) {
-    text += item + " ";
-  }
-  return text;
-}
-
 class DistccCmakeBuildTest : public ExampleTreeTest {
  protected:
   DistccCmakeBuildTest() {
