@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
 #include <future>
 #include <map>
 #include <set>
@@ -45,14 +46,29 @@ std::set<std::string> file_names(const std::vector<std::string>& paths) {
   return names;
 }
 
-// The build.ninja under the tree's build directory (one CMake build).
-std::string build_ninja(const fs::path& tree) {
+// The compile rules' commands of the tree's CMake build (CMake's Ninja
+// generator puts the launcher there, in CMakeFiles/rules.ninja).
+std::vector<std::string> compile_rules(const fs::path& tree) {
   for (const auto& entry : fs::recursive_directory_iterator(tree / "build")) {
-    if (entry.path().filename() == "build.ninja") {
-      return read_file(entry.path());
+    if (entry.path().filename() == "rules.ninja") {
+      return lines_with(read_file(entry.path()), " -c $in");
     }
   }
-  return "";
+  return {};
+}
+
+// Every compile rule starts with `launcher` (then the compiler).
+::testing::AssertionResult launched_by(const std::vector<std::string>& rules,
+                                       const std::string& launcher) {
+  if (rules.empty()) {
+    return ::testing::AssertionFailure() << "no compile rule in rules.ninja";
+  }
+  for (const std::string& rule : rules) {
+    if (rule.find("command = " + launcher + " /usr/bin/clang++ ") == std::string::npos) {
+      return ::testing::AssertionFailure() << "not launched by " << launcher << ": " << rule;
+    }
+  }
+  return ::testing::AssertionSuccess();
 }
 
 class DistccCmakeBuildTest : public ExampleTreeTest {
@@ -97,13 +113,43 @@ TEST_F(DistccCmakeBuildTest, CompilesOnTwoLoopbackDaemonsThroughCcache) {
         << first.log() << second.log();
   }
   // Through ccache: it is the launcher, and it ran distcc (CCACHE_PREFIX).
-  const std::string ninja = build_ninja(tree);
-  EXPECT_NE(ninja.find("/ccache "), std::string::npos);
-  EXPECT_EQ(ninja.find("distcc"), std::string::npos);
+  EXPECT_TRUE(launched_by(compile_rules(tree), "/usr/bin/ccache"));
   EXPECT_TRUE(lines_with(result.out + result.err, kWarning).empty()) << result.err;
   EXPECT_EQ(files_in(tree / "dist", ".whl").size(), 1u);
 }
 
+// True when an object named after `source` (CMake's SOURCE.o) is in the
+// tree's build directory.
+bool object_built(const fs::path& tree, const std::string& source) {
+  const std::string object = fs::path(source).filename().string() + ".o";
+  for (const auto& entry : fs::recursive_directory_iterator(tree / "build")) {
+    if (entry.path().filename() == object) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// `run` (a build) in the background; `daemon` is killed as soon as its log shows
+// a compile in flight. Returns the build's result and the sources the daemon
+// had in flight when it died (empty: it never compiled, not killed).
+std::pair<ascend_setup::ProcessResult, std::vector<std::string>> build_killing(
+    DistccDaemon& daemon, const std::function<ascend_setup::ProcessResult()>& run) {
+  auto build = std::async(std::launch::async, run);
+  std::vector<std::string> lost;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(10);
+  while (build.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready &&
+         std::chrono::steady_clock::now() < deadline) {
+    if (!daemon.in_flight().empty()) {
+      daemon.kill();
+      lost = daemon.in_flight();  // what it had when it died
+      break;
+    }
+  }
+  return {build.get(), lost};
+}
+
+// distcc fails the lost jobs over to the daemon still up.
 TEST_F(DistccCmakeBuildTest, SurvivesADaemonKilledWhileItCompilesWithDistccLauncher) {
   ASSERT_EQ(run_host({"--host-version"}, tree, env).exit_code, 0);
   DistccDaemon killed(dir.path() / "distccd-2", "127.0.0.2", 2);
@@ -111,30 +157,40 @@ TEST_F(DistccCmakeBuildTest, SurvivesADaemonKilledWhileItCompilesWithDistccLaunc
   // The daemon to kill first in the list: distcc fills its slots first.
   env["DISTCC_HOSTS"] = killed.host(2) + " " + kept.host(2);
   env["TRITON_BUILD_WITH_CCACHE"] = "OFF";
-  auto build = std::async(std::launch::async, [this] { return host({"bdist_wheel"}); });
-  bool was_compiling = false;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(10);
-  while (build.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready &&
-         std::chrono::steady_clock::now() < deadline) {
-    if (killed.compiling()) {
-      was_compiling = true;
-      killed.kill();
-      break;
-    }
-  }
-  const auto result = build.get();
-  ASSERT_TRUE(was_compiling) << "the first daemon never compiled:\n" << killed.log();
+  const auto [result, lost] = build_killing(killed, [this] { return host({"bdist_wheel"}); });
+  ASSERT_FALSE(lost.empty()) << "the first daemon never compiled:\n" << killed.log();
   ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
   const std::string output = result.out + result.err;
-  // distcc's own fallback: the job the killed daemon had is compiled here.
-  EXPECT_FALSE(lines_with(output, "running locally instead").empty()) << output;
-  EXPECT_FALSE(killed.compiled().empty());
+  // distcc's client saw the daemon die and sent the job again.
+  EXPECT_FALSE(lines_with(output, "ERROR: server provided no answer").empty()) << output;
+  for (const std::string& source : lost) {
+    EXPECT_TRUE(object_built(tree, source)) << source << " (lost with the daemon) not compiled";
+  }
+  EXPECT_NE(result.err.find("build summary: 8 objects compiled"), std::string::npos) << result.err;
   EXPECT_FALSE(kept.compiled().empty()) << kept.log();
   // Through the configure call's launcher (no ccache).
-  const std::string ninja = build_ninja(tree);
-  EXPECT_NE(ninja.find("distcc"), std::string::npos);
-  EXPECT_EQ(ninja.find("ccache"), std::string::npos);
+  EXPECT_TRUE(launched_by(compile_rules(tree), "/usr/bin/distcc"));
   EXPECT_EQ(files_in(tree / "dist", ".whl").size(), 1u);
+}
+
+// With no daemon left, distcc's own local fallback compiles the rest here.
+TEST_F(DistccCmakeBuildTest, SurvivesItsOnlyDaemonKilledWhileItCompilesByCompilingLocally) {
+  ASSERT_EQ(run_host({"--host-version"}, tree, env).exit_code, 0);
+  DistccDaemon killed(dir.path() / "distccd-2", "127.0.0.2", 2);
+  env["DISTCC_HOSTS"] = killed.host(2);
+  env["TRITON_BUILD_WITH_CCACHE"] = "OFF";
+  const auto [result, lost] = build_killing(killed, [this] { return host({"bdist_wheel"}); });
+  ASSERT_FALSE(lost.empty()) << "the daemon never compiled:\n" << killed.log();
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  const std::string output = result.out + result.err;
+  EXPECT_FALSE(lines_with(output, "running locally instead").empty()) << output;
+  for (const std::string& source : lost) {
+    EXPECT_TRUE(object_built(tree, source)) << source << " (lost with the daemon) not compiled";
+  }
+  // 8 objects, fewer finished on the daemon: the others were compiled here.
+  EXPECT_NE(result.err.find("build summary: 8 objects compiled"), std::string::npos) << result.err;
+  EXPECT_LT(killed.compiled().size() - lost.size(), 8u);
+  EXPECT_TRUE(launched_by(compile_rules(tree), "/usr/bin/distcc"));
 }
 
 TEST_F(DistccCmakeBuildTest, HostDownGivesOneWarningAndALocalBuild) {
@@ -152,7 +208,9 @@ TEST_F(DistccCmakeBuildTest, HostDownGivesOneWarningAndALocalBuild) {
   EXPECT_EQ(lines_with(output, down).size(), 1u) << output;
   EXPECT_TRUE(lines_with(result.err, "slots of the distcc cluster").empty());
   EXPECT_NE(result.err.find("MAX_JOBS="), std::string::npos);
-  EXPECT_EQ(build_ninja(tree).find("distcc"), std::string::npos);
+  for (const std::string& rule : compile_rules(tree)) {
+    EXPECT_EQ(rule.find("distcc"), std::string::npos) << rule;
+  }
   EXPECT_EQ(files_in(tree / "dist", ".whl").size(), 1u);
 }
 

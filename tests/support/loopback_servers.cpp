@@ -228,14 +228,23 @@ std::vector<std::string> DistccDaemon::compiled() const {
   return sources;
 }
 
-bool DistccDaemon::compiling() const {
-  int started = 0;
-  int complete = 0;
+std::vector<std::string> DistccDaemon::in_flight() const {
+  std::map<std::string, std::string> by_worker;  // "distccd[PID]" -> source
   for (const std::string& line : lines_of(dir_ / "distccd.log")) {
-    started += line.find("] compile from ") != std::string::npos ? 1 : 0;
-    complete += line.find("] job complete") != std::string::npos ? 1 : 0;
+    const std::string worker = line.substr(0, line.find(']') + 1);
+    const size_t from = line.find("] compile from ");
+    if (from != std::string::npos) {
+      const size_t start = from + 15;
+      by_worker[worker] = line.substr(start, line.find(" to ", start) - start);
+    } else if (line.find("] job complete") != std::string::npos) {
+      by_worker.erase(worker);
+    }
   }
-  return started > complete;
+  std::vector<std::string> sources;
+  for (const auto& [worker, source] : by_worker) {
+    sources.push_back(source);
+  }
+  return sources;
 }
 
 void DistccDaemon::kill() {

@@ -108,8 +108,9 @@ class DistccDaemon {
   std::string log() const;
   // The sources of the log's "compile from SOURCE to OBJECT" lines.
   std::vector<std::string> compiled() const;
-  // A job the log shows started ("compile from") and not complete.
-  bool compiling() const;
+  // The sources of the jobs the log shows started ("compile from") and not
+  // complete ("job complete" from the same worker).
+  std::vector<std::string> in_flight() const;
   // SIGKILL to the daemon, its workers and their compilers; waited for.
   void kill();
 
