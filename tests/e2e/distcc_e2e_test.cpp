@@ -1,12 +1,13 @@
 // Compiles through distcc: real bdist_wheel builds of the example tree (real
-// CMake, Ninja, clang++) with two Debian distccd started by the test on
+// CMake, Ninja, clang++) with Debian's distccd started by the test on
 // 127.0.0.2 and 127.0.0.3, each logging the compiles it got ("compile from
-// SOURCE to OBJECT"). Through ccache (upstream's launcher, CCACHE_PREFIX)
-// and through the distcc launcher of the configure call; one daemon killed
-// while it compiles (distcc's own fallback compiles that object locally); a
-// host with nothing listening (one warning, a local build). The
-// CmakeBuild suite name keeps them out of the sanitized run. Then
-// --list-env with a cluster of one host up and one down.
+// SOURCE to OBJECT"): through ccache (upstream's launcher, CCACHE_PREFIX);
+// through the configure call's distcc launcher with the first daemon killed
+// while it compiles (distcc sends its jobs to the other); with that daemon
+// alone in the list (distcc's local fallback compiles the rest); a host with
+// nothing listening (one warning, a local build). The CmakeBuild suite name
+// keeps them out of the sanitized run. Then --list-env with a cluster of one
+// host up and one down.
 #include "loopback_servers.hpp"
 #include "test_support.hpp"
 
