@@ -266,7 +266,7 @@ int run_host(const HostOptions& options) {
   // TRITON_PARALLEL_LINK_JOBS where unset (said when compiling).
   const bool compiling = options.dump == DumpMode::none && compiles(options.setup_args);
   const CompileCluster* cluster =
-      compiling || options.list_env != ListEnv::none ? &apply_compile_cluster() : nullptr;
+      compiling || options.list_env != ListEnv::none ? &apply_compile_cluster(compiling) : nullptr;
   apply_job_limits(compiling, cluster);
   if (options.list_env != ListEnv::none) {
     const Interpreter interpreter = choose_interpreter(options.python);

@@ -192,6 +192,17 @@ TEST_F(DistccCmakeBuildTest, SurvivesItsOnlyDaemonKilledWhileItCompilesByCompili
   EXPECT_NE(result.err.find("build summary: 8 objects compiled"), std::string::npos) << result.err;
   EXPECT_LT(killed.compiled().size() - lost.size(), 8u);
   EXPECT_TRUE(launched_by(compile_rules(tree), "/usr/bin/distcc"));
+
+  // The next build finds the host down: one warning, and the distcc launcher
+  // the first configure left in the cache is emptied.
+  const auto again = host({"bdist_wheel"});
+  ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_EQ(lines_with(again.err, kWarning).size(), 1u) << again.err;
+  const auto rules = compile_rules(tree);
+  EXPECT_FALSE(rules.empty());
+  for (const std::string& rule : rules) {
+    EXPECT_NE(rule.find("command = /usr/bin/clang++ "), std::string::npos) << rule;
+  }
 }
 
 TEST_F(DistccCmakeBuildTest, HostDownGivesOneWarningAndALocalBuild) {

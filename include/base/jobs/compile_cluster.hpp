@@ -61,9 +61,10 @@ struct CompileCluster {
   std::filesystem::path distcc;  // the distcc found on PATH
   DistccHosts up;                // the options and the hosts that are up
   std::vector<DistccHost> down;
-  int slots = 0;                     // the up hosts' limits summed (0 with +zeroconf alone)
-  std::string hosts_text() const;    // DISTCC_HOSTS for the build
-  std::string slots_reason() const;  // "2 + 2 slots of the distcc cluster (DISTCC_HOSTS) = 4"
+  int slots = 0;                   // the up hosts' limits summed (0 with +zeroconf alone)
+  std::string hosts_text() const;  // DISTCC_HOSTS for the build
+  // "2 + 2 slots of the distcc cluster (DISTCC_HOSTS: a/2 b/2) = 4"
+  std::string slots_reason() const;
 };
 
 // The cluster of this process's environment, probed; warns once when hosts
@@ -71,8 +72,10 @@ struct CompileCluster {
 CompileCluster plan_compile_cluster();
 
 // Plans the cluster and sets DISTCC_HOSTS (when hosts were dropped or the
-// list is ours) and CCACHE_PREFIX for the build; kept for the configure call.
-const CompileCluster& apply_compile_cluster();
+// list is ours) and CCACHE_PREFIX for the build (a CCACHE_PREFIX the user
+// set wins); kept for the configure call. Says which hosts compile on the
+// info log when `announce` (a command that compiles), else at debug level.
+const CompileCluster& apply_compile_cluster(bool announce = true);
 
 // The cluster apply_compile_cluster() set up (inactive before it ran).
 const CompileCluster& compile_cluster();

@@ -103,7 +103,8 @@ DistccHost parse_host(const std::string& spec) {
   return host;
 }
 
-// One probe's outcome: "" up, else why not.
+// The probes' shared state: each host's outcome ("" up, else why not;
+// nullopt while its probe runs).
 struct ProbeState {
   std::mutex mutex;
   std::condition_variable done;
@@ -334,7 +335,7 @@ CompileCluster plan_compile_cluster() {
   return cluster;
 }
 
-const CompileCluster& apply_compile_cluster() {
+const CompileCluster& apply_compile_cluster(bool announce) {
   CompileCluster& cluster = applied_cluster();
   cluster = plan_compile_cluster();
   if (!cluster.active) {
@@ -355,8 +356,8 @@ const CompileCluster& apply_compile_cluster() {
             "ccache (upstream's launcher when TRITON_BUILD_WITH_CCACHE is on and ccache found) "
             "compiles through distcc");
   }
-  spdlog::info("compiling through distcc ({}) on {}", cluster.distcc.string(),
-               cluster.hosts_text());
+  spdlog::log(announce ? spdlog::level::info : spdlog::level::debug,
+              "compiling through distcc ({}) on {}", cluster.distcc.string(), cluster.hosts_text());
   return cluster;
 }
 
