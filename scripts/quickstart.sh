@@ -21,7 +21,7 @@ packages=(
 test_packages=(
   clang lld libclang-rt-14-dev binutils util-linux python3-venv python3-pip python3-build
   python3-setuptools-whl python3-wheel-whl python3-pip-whl libgtest-dev googletest
-  nginx-light curl
+  nginx-light curl distcc ccache
 )
 [ "$mode" = test ] && packages+=("${test_packages[@]}")
 missing=()
@@ -33,6 +33,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "quickstart: installing ${missing[*]}" >&2
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+# distccd runs only the compilers linked in /usr/lib/distcc; distcc's package
+# links those installed when it is configured, so clang installed in the same
+# or a later run would be missing (the distcc tests compile with clang++).
+if [ "$mode" = test ] && command -v update-distcc-symlinks >/dev/null; then
+  update-distcc-symlinks
 fi
 
 # The suite built with ASan, UBSan and LSan (leak-free: LSan on, the
@@ -50,7 +56,8 @@ fi
 #     host is built here);
 #   - the real wheel and CMake builds (Wheel.*, NativeWheelTest.*,
 #     BuildCommandsTest.*, Backend.*, Install.*, the *Bdist* and *CmakeBuild*
-#     cases of InterruptionTest, DownloadE2eTest's BuildUses... case) and the
+#     cases of InterruptionTest, DistccCmakeBuildTest.* (builds through
+#     loopback distccd), DownloadE2eTest's BuildUses... case) and the
 #     4 GiB ZIP64 wheel (WheelWriter's Zip64 case): minutes each,
 #     while the host code they run (the captured setup, the overrides, the
 #     kwargs, the patch engine, the stop signals) is what the kept tests run

@@ -2,6 +2,7 @@
 
 #include "base/build/build_summary.hpp"
 #include "base/git/source_repo.hpp"
+#include "base/jobs/compile_cluster.hpp"
 #include "base/jobs/job_limits.hpp"
 #include "base/layer/environment.hpp"
 #include "base/layer/profile_choice.hpp"
@@ -285,8 +286,13 @@ int run_host(const HostOptions& options) {
     make_in_tree_layer_inert(profile->layer);
     return run_doctor_command(options, tree, *profile, out);
   }
-  // MAX_JOBS, TRITON_PARALLEL_LINK_JOBS from the cgroup where unset (said when compiling).
-  apply_job_limits(options.dump == DumpMode::none && compiles(options.setup_args));
+  // The distcc cluster (probed only for a command that compiles, or for
+  // --list-env), then MAX_JOBS (its slots, else the cgroup's figure) and
+  // TRITON_PARALLEL_LINK_JOBS where unset (said when compiling).
+  const bool compiling = options.dump == DumpMode::none && compiles(options.setup_args);
+  const CompileCluster* cluster =
+      compiling || options.list_env != ListEnv::none ? &apply_compile_cluster(compiling) : nullptr;
+  apply_job_limits(compiling, cluster);
   if (options.list_env != ListEnv::none) {
     const Interpreter interpreter = choose_interpreter(options.python);
     const MachineOutput out;  // before Python starts: setup.py's prints go to stderr

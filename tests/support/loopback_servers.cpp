@@ -2,6 +2,8 @@
 
 #include "test_support.hpp"
 
+#include <gtest/gtest.h>
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -13,6 +15,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -101,29 +104,29 @@ void BackgroundProcess::stop() {
 
 BackgroundProcess::~BackgroundProcess() { stop(); }
 
-int free_port() {
+int free_port(const std::string& address) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = 0;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
-  socklen_t length = sizeof(address);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  sockaddr_in socket_address{};
+  socket_address.sin_family = AF_INET;
+  ::inet_pton(AF_INET, address.c_str(), &socket_address.sin_addr);
+  socket_address.sin_port = 0;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&socket_address), sizeof(socket_address));
+  socklen_t length = sizeof(socket_address);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&socket_address), &length);
   ::close(fd);
-  return ntohs(address.sin_port);
+  return ntohs(socket_address.sin_port);
 }
 
-bool wait_for_port(int port, double seconds) {
+bool wait_for_port(int port, double seconds, const std::string& address) {
   const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
   while (Clock::now() < deadline) {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    address.sin_port = htons(static_cast<uint16_t>(port));
+    sockaddr_in socket_address{};
+    socket_address.sin_family = AF_INET;
+    ::inet_pton(AF_INET, address.c_str(), &socket_address.sin_addr);
+    socket_address.sin_port = htons(static_cast<uint16_t>(port));
     const bool connected =
-        ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
+        ::connect(fd, reinterpret_cast<sockaddr*>(&socket_address), sizeof(socket_address)) == 0;
     ::close(fd);
     if (connected) {
       return true;
@@ -131,6 +134,165 @@ bool wait_for_port(int port, double seconds) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return false;
+}
+
+TcpListener::TcpListener(const std::string& address) {
+  fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in socket_address{};
+  socket_address.sin_family = AF_INET;
+  ::inet_pton(AF_INET, address.c_str(), &socket_address.sin_addr);
+  socket_address.sin_port = 0;
+  if (::bind(fd_, reinterpret_cast<sockaddr*>(&socket_address), sizeof(socket_address)) != 0 ||
+      ::listen(fd_, 16) != 0) {
+    ADD_FAILURE() << "cannot listen on " << address;
+  }
+  socklen_t length = sizeof(socket_address);
+  ::getsockname(fd_, reinterpret_cast<sockaddr*>(&socket_address), &length);
+  port_ = ntohs(socket_address.sin_port);
+}
+
+TcpListener::~TcpListener() { ::close(fd_); }
+
+DistccDaemon::DistccDaemon(const fs::path& dir, const std::string& address, int jobs)
+    : dir_(dir), address_(address) {
+  fs::create_directories(dir_);
+  fs::permissions(dir_, fs::perms::all);
+  for (fs::path up = dir_.parent_path(); up != up.parent_path(); up = up.parent_path()) {
+    if (up == fs::temp_directory_path()) {
+      break;
+    }
+    fs::permissions(up, fs::perms::others_exec | fs::perms::group_exec, fs::perm_options::add);
+  }
+  // A port taken between free_port() and distccd's bind: another try (at most 5).
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    port_ = free_port(address_);
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attributes, 0);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    const std::string output = (dir_ / "distccd.out").string();
+    posix_spawn_file_actions_addopen(&actions, 1, output.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    std::vector<std::string> argv{"distccd",
+                                  "--daemon",
+                                  "--no-detach",
+                                  "--log-file",
+                                  (dir_ / "distccd.log").string(),
+                                  "--log-level",
+                                  "info",
+                                  "--listen",
+                                  address_,
+                                  "--allow",
+                                  "127.0.0.0/8",
+                                  "--port",
+                                  std::to_string(port_),
+                                  "--jobs",
+                                  std::to_string(jobs)};
+    std::vector<char*> args;
+    for (auto& arg : argv) {
+      args.push_back(arg.data());
+    }
+    args.push_back(nullptr);
+    if (posix_spawnp(&pid_, "distccd", &actions, &attributes, args.data(), environ) != 0) {
+      pid_ = -1;
+    }
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    if (pid_ > 0 && wait_for_port(port_, 10, address_)) {
+      return;
+    }
+    kill();
+  }
+  ADD_FAILURE() << "distccd did not start on " << address_ << ": "
+                << read_file(dir_ / "distccd.out") << log();
+}
+
+std::string DistccDaemon::host(int limit) const {
+  return address_ + ":" + std::to_string(port_) + "/" + std::to_string(limit);
+}
+
+std::string DistccDaemon::log() const { return read_file(dir_ / "distccd.log"); }
+
+std::vector<std::string> DistccDaemon::compiled() const {
+  std::vector<std::string> sources;
+  for (const std::string& line : lines_of(dir_ / "distccd.log")) {
+    const size_t from = line.find("] compile from ");
+    if (from != std::string::npos) {
+      const size_t start = from + 15;
+      sources.push_back(line.substr(start, line.find(" to ", start) - start));
+    }
+  }
+  return sources;
+}
+
+std::vector<std::string> DistccDaemon::in_flight() const {
+  std::map<std::string, std::string> by_worker;  // "distccd[PID]" -> source
+  for (const std::string& line : lines_of(dir_ / "distccd.log")) {
+    const std::string worker = line.substr(0, line.find(']') + 1);
+    const size_t from = line.find("] compile from ");
+    if (from != std::string::npos) {
+      const size_t start = from + 15;
+      by_worker[worker] = line.substr(start, line.find(" to ", start) - start);
+    } else if (line.find("] job complete") != std::string::npos) {
+      by_worker.erase(worker);
+    }
+  }
+  std::vector<std::string> sources;
+  for (const auto& [worker, source] : by_worker) {
+    sources.push_back(source);
+  }
+  return sources;
+}
+
+void DistccDaemon::kill() {
+  if (pid_ < 0) {
+    return;
+  }
+  // Stopped first, so that no worker starts a compiler while its
+  // descendants are listed; then every descendant's group and the daemon's.
+  ::kill(-pid_, SIGSTOP);
+  std::map<pid_t, pid_t> parents;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) {
+      continue;
+    }
+    std::ifstream stat(entry.path() / "stat");
+    std::string text;
+    std::getline(stat, text);
+    const size_t close = text.rfind(')');
+    if (close == std::string::npos) {
+      continue;
+    }
+    std::istringstream rest(text.substr(close + 2));
+    char state = 0;
+    pid_t parent = 0;
+    rest >> state >> parent;
+    parents[std::stoi(name)] = parent;
+  }
+  std::vector<pid_t> descendants;
+  for (const auto& [pid, parent] : parents) {
+    for (pid_t at = parent, hops = 0; at > 1 && hops < 64; at = parents[at], ++hops) {
+      if (at == pid_) {
+        descendants.push_back(pid);
+        break;
+      }
+    }
+  }
+  for (pid_t pid : descendants) {
+    const pid_t group = ::getpgid(pid);
+    if (group > 1 && group != ::getpgrp()) {
+      ::kill(-group, SIGKILL);
+    }
+    ::kill(pid, SIGKILL);
+  }
+  ::kill(-pid_, SIGKILL);
+  int status = 0;
+  ::waitpid(pid_, &status, 0);
+  pid_ = -1;
 }
 
 NginxServer::NginxServer(const fs::path& dir, const fs::path& www, const std::string& limit_rate)

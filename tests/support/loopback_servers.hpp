@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -67,11 +68,58 @@ class FaultServer {
   std::unique_ptr<BackgroundProcess> process_;
 };
 
-// A free TCP port on 127.0.0.1 (bound, then released).
-int free_port();
+// A free TCP port on `address` (bound, then released).
+int free_port(const std::string& address = "127.0.0.1");
 
-// Waits (at most `seconds`) until 127.0.0.1:`port` accepts connections.
-bool wait_for_port(int port, double seconds);
+// Waits (at most `seconds`) until `address`:`port` accepts connections.
+bool wait_for_port(int port, double seconds, const std::string& address = "127.0.0.1");
+
+// A socket listening on `address` and a free port that never accepts (the
+// kernel completes the connects): a host that is up for a probe. Closed when
+// the object dies.
+class TcpListener {
+ public:
+  explicit TcpListener(const std::string& address = "127.0.0.1");
+  ~TcpListener();
+  TcpListener(const TcpListener&) = delete;
+  TcpListener& operator=(const TcpListener&) = delete;
+  int port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+// Debian's distccd in the foreground on `address` (a loopback address such
+// as 127.0.0.2) and a free port, allowing 127.0.0.0/8, `jobs` jobs, logging
+// at info level to `dir`/distccd.log. Run as root it drops to its own user,
+// so `dir` is made writable for everyone and its parents traversable.
+// Stopped with every process it started (its compilers run in process groups
+// of their own) when the object dies.
+class DistccDaemon {
+ public:
+  DistccDaemon(const fs::path& dir, const std::string& address, int jobs);
+  ~DistccDaemon() { kill(); }
+  DistccDaemon(const DistccDaemon&) = delete;
+  DistccDaemon& operator=(const DistccDaemon&) = delete;
+  int port() const { return port_; }
+  // "address:port/limit", a DISTCC_HOSTS entry.
+  std::string host(int limit) const;
+  std::string log() const;
+  // The sources of the log's "compile from SOURCE to OBJECT" lines.
+  std::vector<std::string> compiled() const;
+  // The sources of the jobs the log shows started ("compile from") and not
+  // complete ("job complete" from the same worker).
+  std::vector<std::string> in_flight() const;
+  // SIGKILL to the daemon, its workers and their compilers; waited for.
+  void kill();
+
+ private:
+  fs::path dir_;
+  std::string address_;
+  int port_ = 0;
+  pid_t pid_ = -1;
+};
 
 // `dir`/`name`.tar.gz holding the directory `name`/ with a file of `bytes`
 // random bytes (incompressible), a small text file and a relative symlink.

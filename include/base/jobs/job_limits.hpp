@@ -19,6 +19,8 @@
 
 namespace ascend_setup {
 
+struct CompileCluster;
+
 inline constexpr std::uint64_t kCompileJobMemory = 5ULL << 29;  // 2.5 GiB
 inline constexpr std::uint64_t kLinkJobMemory = 4ULL << 30;     // 4 GiB
 
@@ -49,7 +51,9 @@ MachineView machine_view_from_environment();
 // Sets MAX_JOBS and TRITON_PARALLEL_LINK_JOBS where the user set nothing,
 // saying the figures and why on the info log when `announce` (a command that
 // compiles), else at debug level; a value the user set wins (said at debug).
-void apply_job_limits(bool announce = true);
+// With an active `cluster` (compile_cluster.hpp), MAX_JOBS is its slots; the
+// link jobs are this machine's figure either way.
+void apply_job_limits(bool announce = true, const CompileCluster* cluster = nullptr);
 
 // True when one of setup.py's `args` is a command that compiles (build,
 // build_ext, bdist_wheel, install, develop, editable_wheel, bdist_egg).

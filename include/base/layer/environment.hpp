@@ -58,6 +58,11 @@ enum class EnvVar {
   parallel_link_jobs,  // TRITON_PARALLEL_LINK_JOBS (upstream's)
   source_date_epoch,   // SOURCE_DATE_EPOCH (the wheel's entry dates)
   native_wheel,        // ASCEND_SETUP_NATIVE_WHEEL (the native wheel writer on or off)
+  // The distcc cluster (base/jobs/compile_cluster.hpp).
+  distcc_hosts_ours,  // ASCEND_SETUP_DISTCC_HOSTS
+  distcc_hosts,       // DISTCC_HOSTS (distcc's)
+  distcc_probe_ms,    // ASCEND_SETUP_DISTCC_PROBE_MS
+  ccache_prefix,      // CCACHE_PREFIX (ccache's)
 };
 
 // The variable's name (from the profile; the tool's own need none).
@@ -79,8 +84,10 @@ bool env_on(EnvVar var, const Profile& profile);
 // defaults are set where the user set nothing. Returns the names it set.
 std::vector<std::string> prepare_environment(const Profile& profile);
 
-// setenv / unsetenv, remembered as set by ascend-setup for --list-env.
-void set_env(const std::string& name, const std::string& value);
+// setenv / unsetenv, remembered as set by ascend-setup for --list-env, with
+// `why` (when not empty) added to the variable's description there as
+// "; here: <why>".
+void set_env(const std::string& name, const std::string& value, const std::string& why = {});
 void unset_env(const std::string& name);
 
 // One row of --list-env.

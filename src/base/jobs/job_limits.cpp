@@ -1,6 +1,7 @@
 #include "base/jobs/job_limits.hpp"
 
 #include "base/download/download_progress.hpp"
+#include "base/jobs/compile_cluster.hpp"
 #include "base/layer/environment.hpp"
 #include "base/util/text_file.hpp"
 
@@ -278,16 +279,25 @@ void apply_job_count(EnvVar var, int jobs, const std::string& reason,
     spdlog::debug("{}={} (set by the user; the machine's figure: {})", name, *given, reason);
     return;
   }
-  set_env(name, std::to_string(jobs));
+  set_env(name, std::to_string(jobs), reason);
   spdlog::log(level, "{}={}: {}", name, jobs, reason);
 }
 
 }  // namespace
 
-void apply_job_limits(bool announce) {
+void apply_job_limits(bool announce, const CompileCluster* cluster) {
   const auto level = announce ? spdlog::level::info : spdlog::level::debug;
   const JobLimits limits = compute_job_limits(machine_view_from_environment());
-  apply_job_count(EnvVar::max_jobs, limits.compile_jobs, limits.compile_reason(), level);
+  if (cluster != nullptr && cluster->active && cluster->slots > 0) {
+    // The compiles run on the cluster's slots; the links stay here, sized by
+    // this machine's memory as without a cluster.
+    apply_job_count(EnvVar::max_jobs, cluster->slots,
+                    fmt::format("{} (this machine alone: {})", cluster->slots_reason(),
+                                limits.compile_reason()),
+                    level);
+  } else {
+    apply_job_count(EnvVar::max_jobs, limits.compile_jobs, limits.compile_reason(), level);
+  }
   apply_job_count(EnvVar::parallel_link_jobs, limits.link_jobs, limits.link_reason(), level);
 }
 

@@ -1,6 +1,5 @@
 #include "base/layer/environment.hpp"
 
-#include "base/jobs/job_limits.hpp"
 #include "base/layer/profile.hpp"
 #include "base/util/error.hpp"
 #include "base/util/strings.hpp"
@@ -10,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <map>
 #include <sstream>
 
 namespace ascend_setup {
@@ -128,6 +128,23 @@ const Row kRows[] = {
      [](const Profile*) -> std::optional<std::string> { return "1"; },
      "1, on or true: bdist_wheel's archive is written by ascend-setup's parallel writer; 0: by the "
      "wheel package's WheelFile"},
+    // The distcc cluster: doc/distcc.md.
+    {EnvVar::distcc_hosts_ours, Kind::text,
+     [](const Profile*) { return std::string("ASCEND_SETUP_DISTCC_HOSTS"); }, none,
+     "the distcc hosts of this build, in DISTCC_HOSTS' form (wins over DISTCC_HOSTS); set but "
+     "empty: no distcc"},
+    {EnvVar::distcc_hosts, Kind::text, [](const Profile*) { return std::string("DISTCC_HOSTS"); },
+     none,
+     "the distcc cluster: when set, compiles go through distcc; ascend-setup gives the build the "
+     "hosts that answer"},
+    {EnvVar::distcc_probe_ms, Kind::text,
+     [](const Profile*) { return std::string("ASCEND_SETUP_DISTCC_PROBE_MS"); },
+     [](const Profile*) -> std::optional<std::string> { return "1000"; },
+     "how long the distcc hosts' probe waits for their connects, in ms (all hosts at once)"},
+    {EnvVar::ccache_prefix, Kind::text, [](const Profile*) { return std::string("CCACHE_PREFIX"); },
+     none,
+     "what ccache runs the compiler through; ascend-setup sets distcc when compiling through "
+     "distcc"},
 };
 
 const Row& row_of(EnvVar var) {
@@ -145,9 +162,10 @@ std::string upper(std::string text) {
   return text;
 }
 
-// Names whose current value ascend-setup set (defaults, aliases, coverage).
-std::set<std::string>& names_set_here() {
-  static std::set<std::string> names;
+// Names whose current value ascend-setup set (defaults, aliases, coverage,
+// job counts, the cluster), each with why ("" when it has nothing to say).
+std::map<std::string, std::string>& names_set_here() {
+  static std::map<std::string, std::string> names;
   return names;
 }
 
@@ -196,12 +214,19 @@ std::vector<EnvEntry> registry_rows(const Profile& profile) {
     }
     add(name, default_value, {"ascend-setup"}, row.description);
   }
-  // The job counts: read by setup.py too; the machine's figures and why are
-  // added by list_environment when ascend-setup set them in this run.
+  // Read by others too: the job counts by setup.py, the cluster's variables
+  // by distcc and ccache.
+  const std::pair<EnvVar, const char*> also_read_by[] = {
+      {EnvVar::max_jobs, "setup.py"},
+      {EnvVar::parallel_link_jobs, "setup.py"},
+      {EnvVar::distcc_hosts, "distcc"},
+      {EnvVar::ccache_prefix, "ccache"},
+  };
   for (EnvEntry& entry : rows) {
-    if (entry.name == row_of(EnvVar::max_jobs).name(&profile) ||
-        entry.name == row_of(EnvVar::parallel_link_jobs).name(&profile)) {
-      entry.read_by.push_back("setup.py");
+    for (const auto& [var, reader] : also_read_by) {
+      if (entry.name == row_of(var).name(&profile)) {
+        entry.read_by.push_back(reader);
+      }
     }
   }
   for (const std::string& alias : profile.switches.distributed_aliases) {
@@ -290,9 +315,9 @@ bool env_on(EnvVar var, const Profile& profile) {
   return value == "ON" || value == "1" || value == "YES" || value == "TRUE" || value == "Y";
 }
 
-void set_env(const std::string& name, const std::string& value) {
+void set_env(const std::string& name, const std::string& value, const std::string& why) {
   ::setenv(name.c_str(), value.c_str(), 1);
-  names_set_here().insert(name);
+  names_set_here()[name] = why;
 }
 
 void unset_env(const std::string& name) {
@@ -356,13 +381,8 @@ std::vector<EnvEntry> list_environment(const Profile& profile,
     row.set_by = value == nullptr                        ? "unset"
                  : names_set_here().count(row.name) != 0 ? "ascend-setup"
                                                          : "user";
-    if (row.set_by == "ascend-setup" &&
-        (row.name == env_name(EnvVar::max_jobs, &profile) ||
-         row.name == env_name(EnvVar::parallel_link_jobs, &profile))) {
-      const JobLimits limits = compute_job_limits(machine_view_from_environment());
-      row.description +=
-          "; here: " + (row.name == env_name(EnvVar::max_jobs, &profile) ? limits.compile_reason()
-                                                                         : limits.link_reason());
+    if (row.set_by == "ascend-setup" && !names_set_here()[row.name].empty()) {
+      row.description += "; here: " + names_set_here()[row.name];
     }
   }
   return rows;

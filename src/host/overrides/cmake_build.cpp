@@ -7,13 +7,16 @@
 //   build_extension(ext): upstream's, with subprocess.check_call wrapped for
 //     its duration so that the configure call (cmake without --build) gets
 //     the Ascend arguments (base/layer/cmake_arguments.hpp) after upstream's
-//     own, and the configure and build calls are timed for the build summary
+//     own, and the distcc launcher when compiling through a cluster
+//     (base/jobs/compile_cluster.hpp) unless the call names a launcher
+//     already, and the configure and build calls are timed for the build summary
 //     (build_summary.hpp, with what ninja's log says was compiled and
 //     linked); then the tools are copied next to the extension, executable
 //     and stripped.
 #include "host/overrides/overrides.hpp"
 
 #include "base/build/build_summary.hpp"
+#include "base/jobs/compile_cluster.hpp"
 #include "base/layer/cmake_arguments.hpp"
 #include "base/layer/environment.hpp"
 #include "base/process/process.hpp"
@@ -27,6 +30,7 @@
 #include <chrono>
 #include <memory>
 #include <regex>
+#include <set>
 
 namespace py = pybind11;
 namespace fs = std::filesystem;
@@ -153,14 +157,27 @@ bool is_configure_call(const py::handle& command) {
   });
 }
 
+// The name a `-DNAME=value` or `-DNAME:TYPE=value` argument sets, else "".
+std::string defined_name(const std::string& arg) {
+  if (arg.rfind("-D", 0) != 0) {
+    return "";
+  }
+  return arg.substr(2, arg.find_first_of(":=") - 2);
+}
+
 // subprocess.check_call replaced for one scope, restored however it ends.
+// The configure call gets `extra` after its own arguments, and each of
+// `unless_set` whose variable it does not set already (the user's launcher
+// wins over the cluster's).
 class CheckCallWrapper {
  public:
-  CheckCallWrapper(std::vector<std::string> extra, std::shared_ptr<CallTimes> times)
+  CheckCallWrapper(std::vector<std::string> extra, std::vector<std::string> unless_set,
+                   std::shared_ptr<CallTimes> times)
       : subprocess_(py::module_::import("subprocess")), original_(subprocess_.attr("check_call")) {
     py::object original = original_;
     subprocess_.attr("check_call") = py::cpp_function(
-        [original, extra = std::move(extra), times](py::args args, py::kwargs kwargs) {
+        [original, extra = std::move(extra), unless_set = std::move(unless_set), times](
+            py::args args, py::kwargs kwargs) {
           const auto start = std::chrono::steady_clock::now();
           const bool cmake = args.size() > 0 && is_cmake_call(args[0]);
           const bool configure = args.size() > 0 && is_configure_call(args[0]);
@@ -176,10 +193,25 @@ class CheckCallWrapper {
           } timed{start, !cmake ? nullptr : configure ? &times->configure : &times->build};
           if (configure) {
             py::list command(args[0]);
+            std::set<std::string> named;
+            for (const auto& item : command) {
+              if (py::isinstance<py::str>(item)) {
+                named.insert(defined_name(item.cast<std::string>()));
+              }
+            }
             for (const auto& arg : extra) {
               command.append(arg);
             }
             spdlog::debug("configure call: added {} Ascend cmake arguments", extra.size());
+            for (const auto& arg : unless_set) {
+              if (named.count(defined_name(arg)) != 0) {
+                spdlog::info("configure call: {} is set already; not added: {}", defined_name(arg),
+                             arg);
+                continue;
+              }
+              command.append(arg);
+              spdlog::debug("configure call: added {}", arg);
+            }
             py::list rest(args);
             rest[0] = py::isinstance<py::tuple>(args[0]) ? py::object(py::tuple(command))
                                                          : py::object(command);
@@ -268,7 +300,8 @@ void override_cmake_build(const OverrideContext& context) {
         const uint64_t log_offset = ninja_log_size(cmake_dir);
         auto times = std::make_shared<CallTimes>();
         {
-          CheckCallWrapper wrapper(ascend_cmake_args(*profile), times);
+          CheckCallWrapper wrapper(ascend_cmake_args(*profile),
+                                   cluster_cmake_args(compile_cluster(), cmake_dir), times);
           upstream.attr(build_extension.c_str())(self, extension);
         }
         build_summary().configure_seconds += times->configure;

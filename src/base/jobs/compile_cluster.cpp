@@ -1,0 +1,392 @@
+#include "base/jobs/compile_cluster.hpp"
+
+#include "base/layer/environment.hpp"
+#include "base/util/error.hpp"
+#include "base/util/text_file.hpp"
+
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <spdlog/fmt/fmt.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+namespace fs = std::filesystem;
+
+namespace ascend_setup {
+
+namespace {
+
+// A whole number from `low` to `high`, else Error naming the spec.
+int spec_number(const std::string& text, int low, int high, const std::string& spec,
+                const char* what) {
+  if (text.empty() || text.size() > 6 ||
+      text.find_first_not_of("0123456789") != std::string::npos || std::stoi(text) < low ||
+      std::stoi(text) > high) {
+    throw Error(fmt::format("distcc host `{}`: the {} `{}` is not a whole number from {} to {}",
+                            spec, what, text, low, high));
+  }
+  return std::stoi(text);
+}
+
+DistccHost parse_host(const std::string& spec) {
+  DistccHost host;
+  host.spec = spec;
+  const size_t comma = spec.find(',');
+  const std::string main = spec.substr(0, comma);
+  if (comma != std::string::npos) {
+    std::istringstream options(spec.substr(comma + 1));
+    for (std::string option; std::getline(options, option, ',');) {
+      if (option != "lzo" && option != "cpp" && option != "auth" && option.rfind("auth=", 0) != 0) {
+        throw Error(fmt::format("distcc host `{}`: unknown option `{}` (lzo, cpp, auth, auth=NAME)",
+                                spec, option));
+      }
+    }
+  }
+  if (main == "localhost" || main.rfind("localhost/", 0) == 0) {
+    host.kind = DistccHost::Kind::local;
+    host.limit = main == "localhost" ? kDistccLocalLimit
+                                     : spec_number(main.substr(10), 1, 4096, spec, "limit");
+    return host;
+  }
+  size_t at = 0;
+  if (const size_t sign = main.find('@'); sign != std::string::npos) {
+    // [user]@host[/limit][:command]: ssh, whose port is ssh's business.
+    host.kind = DistccHost::Kind::ssh;
+    at = sign + 1;
+  }
+  size_t end = 0;
+  if (host.kind == DistccHost::Kind::tcp && main[at] == '[') {
+    end = main.find(']', at);
+    if (end == std::string::npos) {
+      throw Error(fmt::format("distcc host `{}`: `[` without `]`", spec));
+    }
+    host.host = main.substr(at + 1, end - at - 1);
+    ++end;
+  } else {
+    end = std::min(main.find_first_of(":/", at), main.size());
+    host.host = main.substr(at, end - at);
+  }
+  if (host.host.empty()) {
+    throw Error(fmt::format("distcc host `{}`: no host name", spec));
+  }
+  bool port_seen = false;
+  bool limit_seen = false;
+  while (end < main.size()) {
+    const char mark = main[end];
+    const size_t next = std::min(main.find_first_of(":/", end + 1), main.size());
+    const std::string value = main.substr(end + 1, next - end - 1);
+    if (mark == '/' && !limit_seen) {
+      host.limit = spec_number(value, 1, 4096, spec, "limit");
+      limit_seen = true;
+    } else if (mark == ':' && host.kind == DistccHost::Kind::ssh) {
+      break;  // the remote command: the rest
+    } else if (mark == ':' && !port_seen) {
+      host.port = spec_number(value, 1, 65535, spec, "port");
+      port_seen = true;
+    } else {
+      throw Error(fmt::format("distcc host `{}`: unexpected `{}`", spec, main.substr(end)));
+    }
+    end = next;
+  }
+  return host;
+}
+
+// The probes' shared state: each host's outcome ("" up, else why not;
+// nullopt while its probe runs).
+struct ProbeState {
+  std::mutex mutex;
+  std::condition_variable done;
+  std::vector<std::optional<std::string>> results;
+  size_t pending = 0;
+};
+
+// Connects to one address until `deadline`: "" when it answered, else why not.
+std::string connect_once(const addrinfo& address, std::chrono::steady_clock::time_point deadline) {
+  const int fd = ::socket(address.ai_family, address.ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+                          address.ai_protocol);
+  if (fd < 0) {
+    return std::strerror(errno);
+  }
+  std::string why;
+  if (::connect(fd, address.ai_addr, address.ai_addrlen) != 0) {
+    if (errno != EINPROGRESS) {
+      why = std::strerror(errno);
+    } else {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      pollfd poll_fd{fd, POLLOUT, 0};
+      const int ready = ::poll(&poll_fd, 1, static_cast<int>(std::max<long>(0, left.count())));
+      int error = 0;
+      socklen_t length = sizeof(error);
+      if (ready == 0) {
+        why = "no answer within the probe's time";
+      } else if (ready < 0 || ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) != 0) {
+        why = std::strerror(errno);
+      } else if (error != 0) {
+        why = std::strerror(error);
+      }
+    }
+  }
+  ::close(fd);
+  return why;
+}
+
+std::string probe_one(const DistccHost& host, std::chrono::steady_clock::time_point deadline) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const std::string port = std::to_string(host.port);
+  if (const int status = ::getaddrinfo(host.host.c_str(), port.c_str(), &hints, &found);
+      status != 0) {
+    return ::gai_strerror(status);
+  }
+  std::string why = "no address";
+  for (const addrinfo* address = found; address != nullptr; address = address->ai_next) {
+    why = connect_once(*address, deadline);
+    if (why.empty()) {
+      break;
+    }
+  }
+  ::freeaddrinfo(found);
+  return why;
+}
+
+std::string join_specs(const std::vector<DistccHost>& hosts) {
+  std::string text;
+  for (const DistccHost& host : hosts) {
+    text += (text.empty() ? "" : " ") + host.spec;
+  }
+  return text;
+}
+
+std::optional<fs::path> distcc_on_path() {
+  const std::string path = env_value(EnvVar::path, nullptr).value_or("");
+  std::istringstream dirs(path);
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    const fs::path candidate = fs::path(dir.empty() ? "." : dir) / "distcc";
+    std::error_code ignored;
+    if (!fs::is_directory(candidate, ignored) && ::access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
+    }
+  }
+  return std::nullopt;
+}
+
+int probe_milliseconds() {
+  const auto text = env_value(EnvVar::distcc_probe_ms, nullptr);
+  if (!text || text->empty()) {
+    return 1000;
+  }
+  if (text->size() > 6 || text->find_first_not_of("0123456789") != std::string::npos ||
+      std::stoi(*text) < 1 || std::stoi(*text) > 60000) {
+    throw Error(env_name(EnvVar::distcc_probe_ms, nullptr) + "=" + *text +
+                    " is not a whole number from 1 to 60000",
+                exit_code::usage);
+  }
+  return std::stoi(*text);
+}
+
+CompileCluster& applied_cluster() {
+  static CompileCluster cluster;
+  return cluster;
+}
+
+}  // namespace
+
+DistccHosts parse_distcc_hosts(const std::string& text) {
+  DistccHosts hosts;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line.substr(0, line.find('#')));
+    for (std::string word; words >> word;) {
+      if (word == "--randomize" || word == "+zeroconf" || word.rfind("--localslots=", 0) == 0 ||
+          word.rfind("--localslots_cpp=", 0) == 0) {
+        hosts.options.push_back(word);
+      } else if (word.rfind("-", 0) == 0 || word.rfind("+", 0) == 0) {
+        throw Error(
+            fmt::format("unknown distcc option `{}` (--randomize, --localslots=N, "
+                        "--localslots_cpp=N, +zeroconf)",
+                        word));
+      } else {
+        hosts.hosts.push_back(parse_host(word));
+      }
+    }
+  }
+  return hosts;
+}
+
+std::vector<std::string> probe_distcc_hosts(const std::vector<DistccHost>& hosts,
+                                            std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  // One thread a host, so that a slow name lookup holds up no other; a thread
+  // still in getaddrinfo at the deadline is left to finish on its own (the
+  // state is shared), its host counted as down.
+  auto state = std::make_shared<ProbeState>();
+  state->results.resize(hosts.size());
+  for (size_t i = 0; i < hosts.size(); ++i) {
+    if (hosts[i].kind != DistccHost::Kind::tcp) {
+      state->results[i] = "";
+      continue;
+    }
+    ++state->pending;
+    std::thread([state, i, host = hosts[i], deadline] {
+      std::string outcome = probe_one(host, deadline);
+      const std::lock_guard lock(state->mutex);
+      state->results[i] = std::move(outcome);
+      --state->pending;
+      state->done.notify_all();
+    }).detach();
+  }
+  std::unique_lock lock(state->mutex);
+  state->done.wait_until(lock, deadline + std::chrono::milliseconds(50),
+                         [&] { return state->pending == 0; });
+  std::vector<std::string> why;
+  for (const auto& result : state->results) {
+    why.push_back(result.value_or("no answer within the probe's time"));
+  }
+  return why;
+}
+
+std::string CompileCluster::hosts_text() const {
+  std::string text;
+  for (const std::string& option : up.options) {
+    text += (text.empty() ? "" : " ") + option;
+  }
+  const std::string specs = join_specs(up.hosts);
+  return text.empty() ? specs : specs.empty() ? text : text + " " + specs;
+}
+
+std::string CompileCluster::slots_reason() const {
+  std::string sum;
+  for (const DistccHost& host : up.hosts) {
+    sum += (sum.empty() ? "" : " + ") + std::to_string(host.limit);
+  }
+  return fmt::format("{} slot{} of the distcc cluster ({}: {}) = {}", sum, slots == 1 ? "" : "s",
+                     source, hosts_text(), slots);
+}
+
+CompileCluster plan_compile_cluster() {
+  CompileCluster cluster;
+  std::optional<std::string> text = env_value(EnvVar::distcc_hosts_ours, nullptr);
+  cluster.source = env_name(EnvVar::distcc_hosts_ours, nullptr);
+  if (!text) {
+    text = env_value(EnvVar::distcc_hosts, nullptr);
+    cluster.source = env_name(EnvVar::distcc_hosts, nullptr);
+  }
+  if (!text || text->find_first_not_of(" \t\r\n") == std::string::npos) {
+    return cluster;
+  }
+  DistccHosts hosts;
+  try {
+    hosts = parse_distcc_hosts(*text);
+  } catch (const Error& error) {
+    spdlog::warn("{}: {}: compiling locally", cluster.source, error.what());
+    return cluster;
+  }
+  const bool zeroconf =
+      std::find(hosts.options.begin(), hosts.options.end(), "+zeroconf") != hosts.options.end();
+  if (hosts.hosts.empty() && !zeroconf) {
+    return cluster;
+  }
+  const auto distcc = distcc_on_path();
+  if (!distcc) {
+    spdlog::warn("{} is set but there is no distcc on PATH: compiling locally", cluster.source);
+    return cluster;
+  }
+  const int milliseconds = probe_milliseconds();
+  const std::vector<std::string> why =
+      probe_distcc_hosts(hosts.hosts, std::chrono::milliseconds(milliseconds));
+  cluster.up.options = hosts.options;
+  std::string down_text;
+  for (size_t i = 0; i < hosts.hosts.size(); ++i) {
+    if (why[i].empty()) {
+      cluster.up.hosts.push_back(hosts.hosts[i]);
+      cluster.slots += hosts.hosts[i].limit;
+    } else {
+      cluster.down.push_back(hosts.hosts[i]);
+      down_text +=
+          fmt::format("{}{} ({})", down_text.empty() ? "" : ", ", hosts.hosts[i].spec, why[i]);
+    }
+  }
+  if (cluster.up.hosts.empty() && !zeroconf) {
+    spdlog::warn("every distcc host of {} is down: {}: compiling locally", cluster.source,
+                 down_text);
+    return cluster;
+  }
+  if (!cluster.down.empty()) {
+    spdlog::warn("distcc host{} down, left out of this build: {}",
+                 cluster.down.size() == 1 ? "" : "s", down_text);
+  }
+  cluster.distcc = *distcc;
+  cluster.active = true;
+  return cluster;
+}
+
+const CompileCluster& apply_compile_cluster(bool announce) {
+  CompileCluster& cluster = applied_cluster();
+  cluster = plan_compile_cluster();
+  if (!cluster.active) {
+    return cluster;
+  }
+  const std::string hosts_name = env_name(EnvVar::distcc_hosts, nullptr);
+  if (!cluster.down.empty() || cluster.source != hosts_name) {
+    set_env(hosts_name, cluster.hosts_text(),
+            cluster.down.empty() ? "the hosts of " + cluster.source
+                                 : "the hosts of " + cluster.source +
+                                       " that answered; left out: " + join_specs(cluster.down));
+  }
+  const std::string prefix_name = env_name(EnvVar::ccache_prefix, nullptr);
+  if (const auto given = env_value(EnvVar::ccache_prefix, nullptr)) {
+    spdlog::debug("{}={} (set by the user; not distcc's)", prefix_name, *given);
+  } else {
+    set_env(prefix_name, cluster.distcc.string(),
+            "ccache (upstream's launcher when TRITON_BUILD_WITH_CCACHE is on and ccache found) "
+            "compiles through distcc");
+  }
+  spdlog::log(announce ? spdlog::level::info : spdlog::level::debug,
+              "compiling through distcc ({}) on {}", cluster.distcc.string(), cluster.hosts_text());
+  return cluster;
+}
+
+const CompileCluster& compile_cluster() { return applied_cluster(); }
+
+std::vector<std::string> cluster_cmake_args(const CompileCluster& cluster,
+                                            const fs::path& cmake_dir) {
+  std::vector<std::string> args;
+  if (cluster.active) {
+    for (const char* language : {"C", "CXX"}) {
+      args.push_back(
+          fmt::format("-DCMAKE_{}_COMPILER_LAUNCHER={}", language, cluster.distcc.string()));
+    }
+    return args;
+  }
+  // Without a cluster: a distcc launcher an earlier run left in the cache
+  // is emptied.
+  const std::string cache = read_text_file(cmake_dir / "CMakeCache.txt").value_or("");
+  std::istringstream lines(cache);
+  for (std::string line; std::getline(lines, line);) {
+    for (const char* language : {"C", "CXX"}) {
+      const std::string key = fmt::format("CMAKE_{}_COMPILER_LAUNCHER:", language);
+      if (line.rfind(key, 0) == 0 && line.size() >= 6 &&
+          line.compare(line.size() - 6, 6, "distcc") == 0) {
+        args.push_back(fmt::format("-DCMAKE_{}_COMPILER_LAUNCHER=", language));
+      }
+    }
+  }
+  return args;
+}
+
+}  // namespace ascend_setup
