@@ -60,7 +60,7 @@ class PartFile {
   explicit PartFile(const fs::path& target)
       : target_(target),
         path_(target.parent_path() /
-              ("." + target.filename().string() + ".part-" + std::to_string(::getpid()))) {
+              fmt::format(".{}.part-{}", target.filename().string(), ::getpid())) {
     fs::create_directories(target.parent_path());
     fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd_ < 0) {
