@@ -5,6 +5,7 @@
 #include "base/jobs/job_limits.hpp"
 #include "base/layer/environment.hpp"
 #include "base/layer/profile_choice.hpp"
+#include "base/npuir/npuir_build.hpp"
 #include "base/tree/distributed_sources.hpp"
 #include "base/tree/file_lock.hpp"
 #include "base/tree/patch_engine.hpp"
@@ -260,6 +261,8 @@ int run_host(const HostOptions& options) {
     EmbeddedPython python(interpreter, tree.script, {}, tree.run_dir);
     return run_doctor_command(options, tree, *profile, out);
   }
+  // MAX_JOBS as the user set it, for the NPUIR build's own count.
+  const std::optional<std::string> user_max_jobs = env_value(EnvVar::max_jobs, nullptr);
   // MAX_JOBS, TRITON_PARALLEL_LINK_JOBS from the cgroup where unset (said when compiling).
   apply_job_limits(options.dump == DumpMode::none && compiles(options.setup_args));
   if (options.list_env != ListEnv::none) {
@@ -269,6 +272,9 @@ int run_host(const HostOptions& options) {
     return list_environment_of(options, tree, *profile, out);
   }
   ensure_distributed_sources(tree.root, *profile);
+  if (options.dump == DumpMode::none && compiles(options.setup_args)) {
+    build_npuir(tree.root, *profile, user_max_jobs);  // with its switch on
+  }
 
   const Interpreter interpreter = choose_interpreter(options.python);
   std::optional<MachineOutput> out;
