@@ -33,7 +33,7 @@ std::string replace(std::string text, const std::string& from, const std::string
 TEST(Profile, BuiltInHoldsTheLayerConstants) {
   const Profile p = parse_profile(builtin_profile_text(), "built-in profile");
   EXPECT_EQ(p.backend_name, "ascend");
-  ASSERT_EQ(p.env_defaults.size(), 6u);
+  ASSERT_EQ(p.env_defaults.size(), 7u);
   EXPECT_EQ(p.env_defaults[3],
             (std::pair<std::string, std::string>{"TRITON_WHEEL_NAME", "triton_ascend"}));
   EXPECT_EQ(p.env_defaults[4], (std::pair<std::string, std::string>{"TRITON_BUILD_TD", "OFF"}));
@@ -52,6 +52,46 @@ TEST(Profile, BuiltInHoldsTheLayerConstants) {
   EXPECT_EQ(p.coverage.set.size(), 27u);
   EXPECT_EQ(p.build.tools.size(), 2u);
   EXPECT_EQ(p.distributed.package, "triton_dist");
+}
+
+TEST(Profile, BuiltInHoldsTheNpuirAndBishengirValues) {
+  const Profile p = parse_profile(builtin_profile_text(), "built-in profile");
+  EXPECT_EQ(p.env_defaults[6], (std::pair<std::string, std::string>{"TRITON_BUILD_NPUIR", "OFF"}));
+  EXPECT_EQ(p.npuir.switch_name, "TRITON_BUILD_NPUIR");
+  EXPECT_EQ(p.npuir.directory, "third_party/ascend/AscendNPU-IR");
+  EXPECT_EQ(p.npuir.nested_directory, "third-party");
+  EXPECT_EQ(p.npuir.fetch_attempts, 5);
+  EXPECT_EQ(p.npuir.fetch_retry_seconds, 10);
+  EXPECT_EQ(p.npuir.min_free_gib, 30);
+  EXPECT_EQ(p.npuir.job_memory_mib, 2560);
+  EXPECT_EQ(p.npuir.max_jobs, 32);
+  EXPECT_EQ(p.npuir.cxx_flags, (std::vector<std::string>{"-include", "cstdint", "-Wno-error"}));
+  EXPECT_EQ(p.npuir.command.size(), 20u);
+  EXPECT_EQ(p.npuir.artifacts.back(), "lib/*.bc");
+  EXPECT_EQ(p.bishengir.path_env, "TRITON_ASCEND_BISHENGIR_PATH");
+  EXPECT_EQ(p.bishengir.destination, "triton/backends/ascend/backend/bishengir");
+  EXPECT_EQ(p.bishengir.required,
+            (std::vector<std::string>{"bin/bishengir-compile", "bin/bishengir-opt", "lib/"}));
+}
+
+TEST(Profile, NpuirLimitsAreChecked) {
+  for (const auto& [from, to, key] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"fetch_attempts = 5", "fetch_attempts = 0", "npuir.fetch_attempts"},
+           {"fetch_retry_seconds = 10", "fetch_retry_seconds = -1", "npuir.fetch_retry_seconds"},
+           {"min_free_gib = 30", "min_free_gib = -30", "npuir.min_free_gib"},
+           {"max_jobs = 32", "max_jobs = 0", "npuir.max_jobs"},
+           {"job_memory_mib = 2560", "job_memory_mib = 0", "npuir.job_memory_mib"}}) {
+    const std::string message = error_of(replace(builtin(), from, to));
+    EXPECT_NE(message.find("key '" + key + "': expected an integer from "), std::string::npos)
+        << message;
+  }
+  const std::string text = builtin();
+  const auto command = text.find("command = [");
+  ASSERT_NE(command, std::string::npos);
+  const std::string empty =
+      text.substr(0, command) + "command = []" + text.substr(text.find(']', command) + 1);
+  EXPECT_NE(error_of(empty).find("key 'npuir.command': expected the build's program"),
+            std::string::npos);
 }
 
 TEST(Profile, MalformedTomlNamesFileAndLine) {

@@ -25,10 +25,14 @@ std::optional<std::filesystem::path> bishengir_payload_source(
 std::vector<std::string> missing_payload_parts(const std::filesystem::path& payload,
                                                const std::vector<std::string>& required);
 
-// Copies the payload directory `source` to `target`, replacing what was there.
-// Throws Error(bad_input) naming what is missing when `source` lacks one of
-// `required` (`origin` says where the source came from, e.g. the variable),
-// and Error naming the path when a copy fails.
+// Throws Error(bad_input) naming what is missing when `source` is no
+// directory or lacks one of `required` (`origin` says where the source came
+// from, e.g. the variable).
+void check_bishengir_payload(const std::filesystem::path& source,
+                             const std::vector<std::string>& required, const std::string& origin);
+
+// Copies the payload directory `source` to `target`, replacing what was there,
+// after check_bishengir_payload(). Throws Error naming the path when a copy fails.
 void install_bishengir_payload(const std::filesystem::path& source,
                                const std::filesystem::path& target,
                                const std::vector<std::string>& required, const std::string& origin);

@@ -3,6 +3,7 @@
 #include "base/layer/environment.hpp"
 #include "base/util/error.hpp"
 
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -78,9 +79,8 @@ std::vector<std::string> missing_payload_parts(const fs::path& payload,
   return missing;
 }
 
-void install_bishengir_payload(const fs::path& source, const fs::path& target,
-                               const std::vector<std::string>& required,
-                               const std::string& origin) {
+void check_bishengir_payload(const fs::path& source, const std::vector<std::string>& required,
+                             const std::string& origin) {
   std::error_code ec;
   if (!fs::is_directory(source, ec)) {
     throw Error("the BishengIR payload " + source.string() + " (" + origin +
@@ -94,6 +94,12 @@ void install_bishengir_payload(const fs::path& source, const fs::path& target,
     }
     throw Error("the BishengIR payload " + source.string() + " (" + origin + ") lacks " + names);
   }
+}
+
+void install_bishengir_payload(const fs::path& source, const fs::path& target,
+                               const std::vector<std::string>& required,
+                               const std::string& origin) {
+  check_bishengir_payload(source, required, origin);
   stage_and_replace(target, [&source](const fs::path& staged) { copy_entry(source, staged); });
   spdlog::info("BishengIR payload: {} copied to {}", source.string(), target.string());
 }

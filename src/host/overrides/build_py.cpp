@@ -22,17 +22,22 @@ void override_build_py(const OverrideContext& context) {
   const std::shared_ptr<const Profile> profile = context.profile;
   build_py.attr("run") = py::cpp_function(
       [base, tree_root, profile](py::object self) {
-        base.attr("run")(self);
         const auto source = bishengir_payload_source(tree_root, *profile);
+        const std::string origin =
+            env_value(EnvVar::bishengir_path, profile.get()).value_or("").empty()
+                ? profile->npuir.switch_name + " on"
+                : profile->bishengir.path_env;
+        // A payload lacking a part stops the build before upstream's build_py
+        // (which builds the extension first), not after it.
+        if (source) {
+          check_bishengir_payload(*source, profile->bishengir.required, origin);
+        }
+        base.attr("run")(self);
         if (!source) {
           spdlog::debug("no BishengIR payload: neither {} nor {} is set",
                         profile->bishengir.path_env, profile->npuir.switch_name);
           return;
         }
-        const std::string origin =
-            env_value(EnvVar::bishengir_path, profile.get()).value_or("").empty()
-                ? profile->npuir.switch_name + " on"
-                : profile->bishengir.path_env;
         const std::filesystem::path build_lib = py::str(self.attr("build_lib")).cast<std::string>();
         install_bishengir_payload(*source, build_lib / profile->bishengir.destination,
                                   profile->bishengir.required, origin);
