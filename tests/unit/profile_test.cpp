@@ -66,7 +66,7 @@ TEST(Profile, BuiltInHoldsTheNpuirAndBishengirValues) {
   EXPECT_EQ(p.npuir.job_memory_mib, 2560);
   EXPECT_EQ(p.npuir.max_jobs, 32);
   EXPECT_EQ(p.npuir.cxx_flags, (std::vector<std::string>{"-include", "cstdint", "-Wno-error"}));
-  EXPECT_EQ(p.npuir.command.size(), 20u);
+  EXPECT_EQ(p.npuir.command.size(), 19u);
   EXPECT_EQ(p.npuir.artifacts.back(), "lib/*.bc");
   EXPECT_EQ(p.bishengir.path_env, "TRITON_ASCEND_BISHENGIR_PATH");
   EXPECT_EQ(p.bishengir.destination, "triton/backends/ascend/backend/bishengir");

@@ -74,6 +74,10 @@ void provide_sources(const fs::path& tree_root, const Profile::Npuir& npuir) {
   const fs::path npuir_dir = tree_root / npuir.directory;
   const auto tree_repo = SourceRepo::open(tree_root);
   if (tree_repo && tree_repo->has_submodule(npuir.directory)) {
+    // libgit2 checks a submodule out only into its placeholder directory,
+    // which a clone of the tree has; a tree that lost it gets it back.
+    std::error_code ec;
+    fs::create_directories(npuir_dir, ec);
     tree_repo->ensure_submodule(npuir.directory);
   } else if (!holds_content(npuir_dir)) {
     throw Error(npuir_dir.string() + " is missing and " +
