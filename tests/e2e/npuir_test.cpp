@@ -160,9 +160,9 @@ TEST_F(NpuirTest, WholeNpuirPathIntoTheWheel_StandInNpuIrRepo_StandInBuildSh_Bdi
             (std::vector<std::string>{
                 "--build-type=Release", "-o", (npuir / "build").string(), "-t", "-j", "2",
                 "--bisheng-compiler=" + (toolkit / "tools/bisheng_compiler/bin").string(),
-                "--cxx-compiler=" + wrapper.string(), "--add-cmake-options",
-                "-DLLVM_ENABLE_LLD=ON", "--build-triton", "--build-torch-mlir",
-                "--build-shmem-template", "--bishengir-publish", "ON", "--collect-binary", "-r"}));
+                "--cxx-compiler=" + wrapper.string(), "--add-cmake-options", "-DLLVM_ENABLE_LLD=ON",
+                "--build-triton", "--build-torch-mlir", "--build-shmem-template",
+                "--bishengir-publish", "ON", "--collect-binary", "-r"}));
   EXPECT_EQ(read_file(stand_in_log / "cwd"), npuir.string() + "\n");
   EXPECT_EQ(read_file(stand_in_log / "env"), "CCACHE_DIR=" + (tree / ".ccache").string() + "\n");
   EXPECT_TRUE(fs::exists(stand_in_log / "uses_cstdint.o"));  // the wrapper added -include cstdint
@@ -212,8 +212,9 @@ TEST_F(NpuirTest, MissingAscendHomePathStopsBeforeAnyFetch_StandInNpuIrRepo) {
   env["ASCEND_HOME_PATH"] = std::nullopt;
   const auto result = host({"bdist_wheel"});
   EXPECT_EQ(result.exit_code, ascend_setup::exit_code::bad_input) << result.err;
-  EXPECT_TRUE(contains(result.err, "ASCEND_HOME_PATH is not set: source "
-                                   "<ascend-toolkit>/set_env.sh first"))
+  EXPECT_TRUE(contains(result.err,
+                       "ASCEND_HOME_PATH is not set: source "
+                       "<ascend-toolkit>/set_env.sh first"))
       << result.err;
   EXPECT_EQ(count(result.err, "error:"), 1u) << result.err;
   EXPECT_TRUE(fs::is_empty(npuir));
@@ -224,8 +225,8 @@ TEST_F(NpuirTest, ToolkitWithoutBishengCompilerIsNamed_StandInToolkit) {
   fs::remove_all(toolkit / "tools");
   const auto result = host({"bdist_wheel"});
   EXPECT_EQ(result.exit_code, ascend_setup::exit_code::bad_input) << result.err;
-  EXPECT_TRUE(contains(result.err, (toolkit / "tools/bisheng_compiler/bin").string() +
-                                       " does not exist"))
+  EXPECT_TRUE(
+      contains(result.err, (toolkit / "tools/bisheng_compiler/bin").string() + " does not exist"))
       << result.err;
 }
 
@@ -290,8 +291,9 @@ TEST_F(NpuirTest, NestedRemoteAppearingBeforeTheSecondAttemptIsFetched_StandInNp
   EXPECT_TRUE(contains(result.err, "(attempt 2 of 3)")) << result.err;
   EXPECT_FALSE(contains(result.err, "(attempt 3 of 3)")) << result.err;
   EXPECT_EQ(head_of(npuir / "third-party/torch-mlir"), recorded["torch-mlir"]);
-  EXPECT_TRUE(contains(result.err, "the NPUIR build failed: `bash build-tools/build.sh "
-                                   "--build-type=Release"))
+  EXPECT_TRUE(contains(result.err,
+                       "the NPUIR build failed: `bash build-tools/build.sh "
+                       "--build-type=Release"))
       << result.err;
   EXPECT_TRUE(contains(result.err, "exited with 7")) << result.err;
 }

@@ -50,10 +50,9 @@ TEST_F(EnvironmentTest, DefaultsNeverOverrideWhatTheUserSet) {
   EXPECT_EQ(env_value(EnvVar::wheel_name, &profile), "mine");
   EXPECT_EQ(std::string(std::getenv("TRITON_BUILD_PROTON")), "");
   EXPECT_EQ(std::string(std::getenv("TRITON_BUILD_TD")), "OFF");
-  EXPECT_EQ(set,
-            (std::vector<std::string>{"TRITON_BUILD_WITH_CCACHE", "TRITON_BUILD_WITH_CLANG_LLD",
-                                      "TRITON_BUILD_TD", "TRITON_APPEND_CMAKE_ARGS",
-                                      "TRITON_BUILD_NPUIR"}));
+  EXPECT_EQ(set, (std::vector<std::string>{"TRITON_BUILD_WITH_CCACHE",
+                                           "TRITON_BUILD_WITH_CLANG_LLD", "TRITON_BUILD_TD",
+                                           "TRITON_APPEND_CMAKE_ARGS", "TRITON_BUILD_NPUIR"}));
 }
 
 TEST_F(EnvironmentTest, FlagsFollowUpstreamCheckEnvFlag) {

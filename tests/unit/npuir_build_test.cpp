@@ -69,15 +69,15 @@ TEST(NpuirBuild, FreeSpaceBelowTheThresholdSaysWhatIsFree) {
 }
 
 TEST(NpuirBuild, CommandHasThePlaceholdersFilled) {
-  const auto argv =
-      npuir_command(builtin_npuir(), "/t/npuir", 7, "/cann/tools/bisheng_compiler/bin", "/w/clang++");
-  EXPECT_EQ(argv, (std::vector<std::string>{
-                      "bash", "build-tools/build.sh", "--build-type=Release", "-o",
-                      "/t/npuir/build", "-t", "-j", "7",
-                      "--bisheng-compiler=/cann/tools/bisheng_compiler/bin",
-                      "--cxx-compiler=/w/clang++", "--add-cmake-options", "-DLLVM_ENABLE_LLD=ON",
-                      "--build-triton", "--build-torch-mlir", "--build-shmem-template",
-                      "--bishengir-publish", "ON", "--collect-binary", "-r"}));
+  const auto argv = npuir_command(builtin_npuir(), "/t/npuir", 7,
+                                  "/cann/tools/bisheng_compiler/bin", "/w/clang++");
+  EXPECT_EQ(argv,
+            (std::vector<std::string>{
+                "bash", "build-tools/build.sh", "--build-type=Release", "-o", "/t/npuir/build",
+                "-t", "-j", "7", "--bisheng-compiler=/cann/tools/bisheng_compiler/bin",
+                "--cxx-compiler=/w/clang++", "--add-cmake-options", "-DLLVM_ENABLE_LLD=ON",
+                "--build-triton", "--build-torch-mlir", "--build-shmem-template",
+                "--bishengir-publish", "ON", "--collect-binary", "-r"}));
 }
 
 TEST(NpuirBuild, CompilerWrapperAddsItsFlagsBeforeTheCallersArguments) {

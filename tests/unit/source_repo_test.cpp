@@ -106,8 +106,8 @@ TEST_F(SourceRepoTest, GitlinksUnderADirectoryWithTheirUrls) {
   const fs::path nested = dir.path() / "nested";
   write_file(nested / "CMakeLists.txt", "");
   const std::string id = make_git_repo(nested, dir.path());
-  write_file(tree / ".gitmodules", "[submodule \"deps/one\"]\n\tpath = deps/one\n\turl = " +
-                                       nested.string() + "\n");
+  write_file(tree / ".gitmodules",
+             "[submodule \"deps/one\"]\n\tpath = deps/one\n\turl = " + nested.string() + "\n");
   write_file(tree / "deps/file.txt", "not a gitlink\n");
   git({"add", "-A"}, tree);
   git({"update-index", "--add", "--cacheinfo", "160000," + id + ",deps/one"}, tree);

@@ -59,10 +59,10 @@ enum class EnvVar {
   source_date_epoch,   // SOURCE_DATE_EPOCH (the wheel's entry dates)
   native_wheel,        // ASCEND_SETUP_NATIVE_WHEEL (the native wheel writer on or off)
   // BishengIR and the NPUIR build (base/npuir/).
-  npuir,            // [npuir] switch
-  bishengir_path,   // [bishengir] path_env
-  toolkit_home,     // [npuir] toolkit_env
-  npuir_ccache_dir, // [npuir] ccache_env
+  npuir,             // [npuir] switch
+  bishengir_path,    // [bishengir] path_env
+  toolkit_home,      // [npuir] toolkit_env
+  npuir_ccache_dir,  // [npuir] ccache_env
 };
 
 // The variable's name (from the profile; the tool's own need none).

@@ -36,8 +36,8 @@ struct NpuirJobs {
   int jobs = 1;
   std::string reason;
 };
-NpuirJobs npuir_job_count(const std::optional<std::string>& user_max_jobs,
-                          const JobLimits& limits, const Profile::Npuir& npuir);
+NpuirJobs npuir_job_count(const std::optional<std::string>& user_max_jobs, const JobLimits& limits,
+                          const Profile::Npuir& npuir);
 
 // Step 1's check: Error(bad_input) saying the free and the needed space when
 // `free_bytes` is below `min_gib` GiB.

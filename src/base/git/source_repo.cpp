@@ -407,8 +407,8 @@ void SourceRepo::fetch_commit(const std::string& url, const std::string& id,
   git_checkout_options checkout;
   git_checkout_options_init(&checkout, GIT_CHECKOUT_OPTIONS_VERSION);
   checkout.checkout_strategy = GIT_CHECKOUT_FORCE;
-  if (git_checkout_tree(repo.get(), reinterpret_cast<const git_object*>(commit.get()),
-                        &checkout) != 0 ||
+  if (git_checkout_tree(repo.get(), reinterpret_cast<const git_object*>(commit.get()), &checkout) !=
+          0 ||
       git_repository_set_head_detached(repo.get(), &oid) != 0) {
     fail("cannot check out " + id);
   }

@@ -20,9 +20,8 @@ namespace {
 
 // A sibling of `target` no other run uses: ".<name>.ascend-setup-<what>-<pid>".
 fs::path payload_sibling(const fs::path& target, const std::string& what) {
-  return target.parent_path() /
-         ("." + target.filename().string() + ".ascend-setup-" + what + "-" +
-          std::to_string(::getpid()));
+  return target.parent_path() / ("." + target.filename().string() + ".ascend-setup-" + what + "-" +
+                                 std::to_string(::getpid()));
 }
 
 void copy_entry(const fs::path& from, const fs::path& to) {

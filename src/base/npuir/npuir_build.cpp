@@ -81,8 +81,7 @@ void provide_sources(const fs::path& tree_root, const Profile::Npuir& npuir) {
     tree_repo->ensure_submodule(npuir.directory);
   } else if (!holds_content(npuir_dir)) {
     throw Error(npuir_dir.string() + " is missing and " +
-                (tree_repo ? "no submodule is registered there"
-                           : "the tree is no git checkout") +
+                (tree_repo ? "no submodule is registered there" : "the tree is no git checkout") +
                 ": the NPUIR build needs the AscendNPU-IR sources there");
   }
   const auto repo = SourceRepo::open(npuir_dir);
@@ -126,13 +125,13 @@ void provide_sources(const fs::path& tree_root, const Profile::Npuir& npuir) {
 
 }  // namespace
 
-NpuirJobs npuir_job_count(const std::optional<std::string>& user_max_jobs,
-                          const JobLimits& limits, const Profile::Npuir& npuir) {
+NpuirJobs npuir_job_count(const std::optional<std::string>& user_max_jobs, const JobLimits& limits,
+                          const Profile::Npuir& npuir) {
   if (user_max_jobs) {
     const std::string text = trim(*user_max_jobs);
     int jobs = 0;
-    if (text.empty() || text.size() > 6 || text.find_first_not_of("0123456789") != std::string::npos ||
-        (jobs = std::stoi(text)) < 1) {
+    if (text.empty() || text.size() > 6 ||
+        text.find_first_not_of("0123456789") != std::string::npos || (jobs = std::stoi(text)) < 1) {
       throw Error("MAX_JOBS=" + *user_max_jobs + " is not a positive job count");
     }
     return {jobs, "MAX_JOBS as set"};
@@ -140,12 +139,12 @@ NpuirJobs npuir_job_count(const std::optional<std::string>& user_max_jobs,
   const std::uint64_t job_memory = std::uint64_t(npuir.job_memory_mib) << 20;
   const auto by_cpu = static_cast<std::uint64_t>(std::max(1.0, limits.cpus));
   const std::uint64_t by_memory = std::max<std::uint64_t>(1, limits.memory / job_memory);
-  const int jobs = static_cast<int>(
-      std::min<std::uint64_t>({by_cpu, by_memory, std::uint64_t(npuir.max_jobs)}));
-  return {jobs, fmt::format("min({:g} CPUs ({}), {} ({}) / {} a job, at most {}) = {}",
-                            limits.cpus, limits.cpu_source, human_bytes(double(limits.memory)),
-                            limits.memory_source, human_bytes(double(job_memory)), npuir.max_jobs,
-                            jobs)};
+  const int jobs =
+      static_cast<int>(std::min<std::uint64_t>({by_cpu, by_memory, std::uint64_t(npuir.max_jobs)}));
+  return {jobs,
+          fmt::format("min({:g} CPUs ({}), {} ({}) / {} a job, at most {}) = {}", limits.cpus,
+                      limits.cpu_source, human_bytes(double(limits.memory)), limits.memory_source,
+                      human_bytes(double(job_memory)), npuir.max_jobs, jobs)};
 }
 
 void check_free_space(const fs::path& where, std::uint64_t free_bytes, int min_gib) {
