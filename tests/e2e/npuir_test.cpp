@@ -349,6 +349,9 @@ TEST_F(NpuirTest, SwitchOffFetchesAndBuildsNothing_StandInNpuIrRepo) {
 TEST_F(NpuirTest, DumpKwargsWithTheSwitchOnFetchesNothing_StandInNpuIrRepo) {
   ASSERT_EQ(host({"--dump-kwargs"}).exit_code, 0);
   ASSERT_EQ(host({"--list-env"}).exit_code, 0);
+  const auto doctor = host({"--doctor"});
+  EXPECT_TRUE(doctor.exit_code == 0 || doctor.exit_code == ascend_setup::exit_code::doctor_findings)
+      << doctor.err;
   EXPECT_TRUE(fs::is_empty(npuir));
   EXPECT_FALSE(fs::exists(stand_in_log));
 }

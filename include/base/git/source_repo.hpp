@@ -1,6 +1,9 @@
 // The source tree's git checkout, read with libgit2 (no git process): HEAD's
-// abbreviated id and branch. Works for worktrees and submodules (`.git` is a
-// file there), detached HEAD and shallow clones. Never writes git config.
+// abbreviated id and branch, its submodules and the gitlinks HEAD records;
+// and clones and fetches of other repositories (the distributed part, the
+// NPUIR build's nested repositories at one exact commit). Works for
+// worktrees and submodules (`.git` is a file there), detached HEAD and
+// shallow clones. Never writes git config.
 #pragma once
 
 #include <filesystem>
