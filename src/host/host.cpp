@@ -6,6 +6,7 @@
 #include "base/jobs/job_limits.hpp"
 #include "base/layer/environment.hpp"
 #include "base/layer/profile_choice.hpp"
+#include "base/npuir/npuir_build.hpp"
 #include "base/tree/distributed_sources.hpp"
 #include "base/tree/file_lock.hpp"
 #include "base/tree/patch_engine.hpp"
@@ -286,6 +287,8 @@ int run_host(const HostOptions& options) {
     make_in_tree_layer_inert(profile->layer);
     return run_doctor_command(options, tree, *profile, out);
   }
+  // MAX_JOBS as the user set it, for the NPUIR build's own count.
+  const std::optional<std::string> user_max_jobs = env_value(EnvVar::max_jobs, nullptr);
   // The distcc cluster (probed only for a command that compiles, or for
   // --list-env), then MAX_JOBS (its slots, else the cgroup's figure) and
   // TRITON_PARALLEL_LINK_JOBS where unset (said when compiling).
@@ -301,6 +304,9 @@ int run_host(const HostOptions& options) {
     return list_environment_of(options, tree, *profile, out);
   }
   ensure_distributed_sources(tree.root, *profile);
+  if (compiling) {
+    build_npuir(tree.root, *profile, user_max_jobs);  // with its switch on
+  }
 
   const Interpreter interpreter = choose_interpreter(options.python);
   std::optional<MachineOutput> out;

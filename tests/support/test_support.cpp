@@ -89,7 +89,8 @@ Env offline_env(const fs::path& home) {
   for (const char* name :
        {"TRITON_WHEEL_NAME", "TRITON_VERSION", "TRITON_WHEEL_VERSION_SUFFIX", "IS_MANYLINUX",
         "TRITON_BUILD_DISTRIBUTED", "TRITON_BUILD_PROTON", "TRITON_APPEND_CMAKE_ARGS",
-        "TRITON_DEV_MODE", "TRITON_RELEASE_MODE", "PYTHONPATH", "PYTHONHOME"}) {
+        "TRITON_DEV_MODE", "TRITON_RELEASE_MODE", "PYTHONPATH", "PYTHONHOME", "TRITON_BUILD_NPUIR",
+        "TRITON_ASCEND_BISHENGIR_PATH", "ASCEND_HOME_PATH"}) {
     env[name] = std::nullopt;
   }
   return env;
@@ -251,13 +252,25 @@ std::map<fs::path, long long> source_mtimes(const fs::path& tree) {
 }
 
 fs::path write_profile(const fs::path& path,
-                       const std::vector<std::pair<std::string, std::string>>& replacements) {
-  std::string text(ascend_setup::builtin_profile_text());
+                       const std::vector<std::pair<std::string, std::string>>& replacements,
+                       std::string_view base) {
+  std::string text(base.empty() ? ascend_setup::builtin_profile_text() : base);
   for (const auto& [from, to] : replacements) {
     text = replace_once(text, from, to);
   }
   write_file(path, text);
   return path;
+}
+
+std::string_view in_tree_profile_text() {
+  for (const ascend_setup::BuiltinProfile& builtin : ascend_setup::builtin_profiles()) {
+    if (ascend_setup::parse_profile(builtin.text, std::string(builtin.file)).layer.form ==
+        "in-tree") {
+      return builtin.text;
+    }
+  }
+  ADD_FAILURE() << "no built-in profile of the in-tree layer";
+  return {};
 }
 
 std::string replace_once(std::string text, const std::string& from, const std::string& to) {

@@ -64,8 +64,14 @@ std::string replace_once(std::string text, const std::string& from, const std::s
 
 // Writes the built-in profile to `path` with each `from` text replaced by
 // its `to` (each must occur), for tests that point a profile value elsewhere.
+// `base`: another profile's text instead of the default built-in one.
 fs::path write_profile(const fs::path& path,
-                       const std::vector<std::pair<std::string, std::string>>& replacements);
+                       const std::vector<std::pair<std::string, std::string>>& replacements,
+                       std::string_view base = {});
+
+// The built-in profile of the in-tree layer (its [layer] form is "in-tree"):
+// the default one's values plus the newer layer's (NPUIR, BishengIR, ...).
+std::string_view in_tree_profile_text();
 
 // The set-up most e2e suites share: a copy of the example tree in a fresh
 // directory, the offline environment, and runs of the binary in the tree.

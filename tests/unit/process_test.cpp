@@ -76,3 +76,27 @@ TEST(Process, ChildrenGetTheDefaultSigpipe) {
   EXPECT_EQ(result.out, "y\n");
   EXPECT_EQ(result.err, "");
 }
+
+// A long build's output is seen as it runs: both of the child's streams go to
+// this process's stderr (here a file in its place), nothing is collected.
+TEST(Process, StreamToStderrSendsBothStreamsToOurStderr) {
+  char path[] = "/tmp/ascend-setup-stream-XXXXXX";
+  const int file = ::mkstemp(path);
+  ASSERT_GE(file, 0);
+  const int saved = ::dup(STDERR_FILENO);
+  ::dup2(file, STDERR_FILENO);
+  ProcessSpec spec;
+  spec.argv = {"sh", "-c", "echo to-stdout; echo to-stderr >&2"};
+  spec.stream_to_stderr = true;
+  const ProcessResult result = run_process(spec);
+  ::dup2(saved, STDERR_FILENO);
+  ::close(saved);
+  char buffer[256] = {};
+  const ssize_t n = ::pread(file, buffer, sizeof buffer - 1, 0);
+  ::close(file);
+  ::unlink(path);
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.out, "");
+  EXPECT_EQ(result.err, "");
+  EXPECT_EQ(std::string(buffer, n > 0 ? static_cast<size_t>(n) : 0), "to-stdout\nto-stderr\n");
+}

@@ -1,6 +1,7 @@
 #include "base/layer/profile.hpp"
 
 #include "base/util/error.hpp"
+#include "test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -52,6 +53,52 @@ TEST(Profile, BuiltInHoldsTheLayerConstants) {
   EXPECT_EQ(p.coverage.set.size(), 27u);
   EXPECT_EQ(p.build.tools.size(), 2u);
   EXPECT_EQ(p.distributed.package, "triton_dist");
+}
+
+// NPUIR and BishengIR are the in-tree layer's; the entry era's profile has neither.
+TEST(Profile, BuiltInHoldsTheNpuirAndBishengirValues) {
+  const Profile entry = parse_profile(builtin_profile_text(), "built-in profile");
+  EXPECT_FALSE(entry.npuir.present);
+  EXPECT_FALSE(entry.bishengir.present);
+  const Profile p = parse_profile(test_support::in_tree_profile_text(), "built-in profile");
+  EXPECT_TRUE(p.npuir.present);
+  EXPECT_EQ(p.env_defaults[5], (std::pair<std::string, std::string>{"TRITON_BUILD_NPUIR", "OFF"}));
+  EXPECT_EQ(p.npuir.switch_name, "TRITON_BUILD_NPUIR");
+  EXPECT_EQ(p.npuir.directory, "third_party/ascend/AscendNPU-IR");
+  EXPECT_EQ(p.npuir.nested_directory, "third-party");
+  EXPECT_EQ(p.npuir.fetch_attempts, 5);
+  EXPECT_EQ(p.npuir.fetch_retry_seconds, 10);
+  EXPECT_EQ(p.npuir.min_free_gib, 30);
+  EXPECT_EQ(p.npuir.job_memory_mib, 2560);
+  EXPECT_EQ(p.npuir.max_jobs, 32);
+  EXPECT_EQ(p.npuir.cxx_flags, (std::vector<std::string>{"-include", "cstdint", "-Wno-error"}));
+  EXPECT_EQ(p.npuir.command.size(), 19u);
+  EXPECT_EQ(p.npuir.artifacts.back(), "lib/*.bc");
+  EXPECT_EQ(p.bishengir.path_env, "TRITON_ASCEND_BISHENGIR_PATH");
+  EXPECT_EQ(p.bishengir.destination, "triton/backends/ascend/backend/bishengir");
+  EXPECT_EQ(p.bishengir.required,
+            (std::vector<std::string>{"bin/bishengir-compile", "bin/bishengir-opt", "lib/"}));
+}
+
+TEST(Profile, NpuirLimitsAreChecked) {
+  for (const auto& [from, to, key] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"fetch_attempts = 5", "fetch_attempts = 0", "npuir.fetch_attempts"},
+           {"fetch_retry_seconds = 10", "fetch_retry_seconds = -1", "npuir.fetch_retry_seconds"},
+           {"min_free_gib = 30", "min_free_gib = -30", "npuir.min_free_gib"},
+           {"max_jobs = 32", "max_jobs = 0", "npuir.max_jobs"},
+           {"job_memory_mib = 2560", "job_memory_mib = 0", "npuir.job_memory_mib"}}) {
+    const std::string message =
+        error_of(replace(std::string(test_support::in_tree_profile_text()), from, to));
+    EXPECT_NE(message.find("key '" + key + "': expected an integer from "), std::string::npos)
+        << message;
+  }
+  const std::string text(test_support::in_tree_profile_text());
+  const auto command = text.find("command = [");
+  ASSERT_NE(command, std::string::npos);
+  const std::string empty =
+      text.substr(0, command) + "command = []" + text.substr(text.find(']', command) + 1);
+  EXPECT_NE(error_of(empty).find("key 'npuir.command': expected the build's program"),
+            std::string::npos);
 }
 
 TEST(Profile, MalformedTomlNamesFileAndLine) {

@@ -101,3 +101,48 @@ TEST_F(SourceRepoTest, OtherOwnerIsAClearError) {
   SourceRepo::trust_all_owners();
   EXPECT_TRUE(SourceRepo::open(tree));
 }
+
+TEST_F(SourceRepoTest, GitlinksUnderADirectoryWithTheirUrls) {
+  const fs::path nested = dir.path() / "nested";
+  write_file(nested / "CMakeLists.txt", "");
+  const std::string id = make_git_repo(nested, dir.path());
+  write_file(tree / ".gitmodules",
+             "[submodule \"deps/one\"]\n\tpath = deps/one\n\turl = " + nested.string() + "\n");
+  write_file(tree / "deps/file.txt", "not a gitlink\n");
+  git({"add", "-A"}, tree);
+  git({"update-index", "--add", "--cacheinfo", "160000," + id + ",deps/one"}, tree);
+  git({"update-index", "--add", "--cacheinfo", "160000," + id + ",deps/two"}, tree);
+  git({"update-index", "--add", "--cacheinfo", "160000," + id + ",other/three"}, tree);
+  git({"commit", "-q", "-m", "gitlinks"}, tree);
+  const auto repo = SourceRepo::open(tree);
+  ASSERT_TRUE(repo);
+  const std::vector<Gitlink> links = repo->gitlinks_under("deps");
+  ASSERT_EQ(links.size(), 2u);
+  EXPECT_EQ(links[0].path, "deps/one");
+  EXPECT_EQ(links[0].id, id);
+  EXPECT_EQ(links[0].url, nested.string());
+  EXPECT_EQ(links[1].path, "deps/two");
+  EXPECT_EQ(links[1].url, "");  // no .gitmodules entry
+  EXPECT_TRUE(repo->gitlinks_under("absent").empty());
+}
+
+TEST_F(SourceRepoTest, FetchCommitChecksOutThatCommitNotTheTip) {
+  const std::string first = git({"rev-parse", "HEAD"}, tree);
+  write_file(tree / "later.txt", "later\n");
+  git({"add", "-A"}, tree);
+  git({"commit", "-q", "-m", "later"}, tree);
+  const fs::path target = dir.path() / "fetched";
+  fs::create_directory(target);  // a submodule's empty placeholder
+  SourceRepo::fetch_commit(tree.string(), first, target);
+  EXPECT_EQ(git({"rev-parse", "HEAD"}, target), first);
+  EXPECT_TRUE(fs::exists(target / "a.txt"));
+  EXPECT_FALSE(fs::exists(target / "later.txt"));
+  // An unknown commit: an Error, nothing left behind.
+  const fs::path other = dir.path() / "other";
+  EXPECT_THROW(SourceRepo::fetch_commit(tree.string(), std::string(40, '1'), other), Error);
+  EXPECT_THROW(SourceRepo::fetch_commit((dir.path() / "no-remote").string(), first, other), Error);
+  EXPECT_FALSE(fs::exists(other));
+  for (const auto& entry : fs::directory_iterator(dir.path())) {
+    EXPECT_EQ(entry.path().filename().string().find("ascend-setup-fetch"), std::string::npos);
+  }
+}

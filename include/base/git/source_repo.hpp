@@ -1,6 +1,9 @@
 // The source tree's git checkout, read with libgit2 (no git process): HEAD's
-// abbreviated id and branch. Works for worktrees and submodules (`.git` is a
-// file there), detached HEAD and shallow clones. Never writes git config.
+// abbreviated id and branch, its submodules and the gitlinks HEAD records;
+// and clones and fetches of other repositories (the distributed part, the
+// NPUIR build's nested repositories at one exact commit). Works for
+// worktrees and submodules (`.git` is a file there), detached HEAD and
+// shallow clones. Never writes git config.
 #pragma once
 
 #include <filesystem>
@@ -32,6 +35,15 @@ class LibgitStartAhead {
 
  private:
   std::thread thread_;
+};
+
+// A repository a commit's tree records (a gitlink): its path, the commit id
+// recorded and the URL .gitmodules gives it (resolved against origin when
+// relative; empty when .gitmodules has none).
+struct Gitlink {
+  std::string path;
+  std::string id;
+  std::string url;
 };
 
 class SourceRepo {
@@ -85,6 +97,20 @@ class SourceRepo {
   // Checks the commit `id` out (safe: never overwrites a change) and detaches
   // HEAD there; branches are not moved.
   void checkout_detached(const std::string& id) const;
+
+  // The gitlinks HEAD's tree records directly under `directory` (relative to
+  // the work tree), in tree order; empty when HEAD has no such directory.
+  // Throws Error when HEAD cannot be read.
+  std::vector<Gitlink> gitlinks_under(const std::string& directory) const;
+
+  // Fetches the commit `id` (40 hex digits) from `url` and checks it out in a
+  // new repository at `directory` (absent or an empty directory). libgit2 1.5
+  // has no shallow fetch, so the commit comes with its history; the server
+  // must serve a `want` of an id that no branch need point at. Made beside
+  // `directory` under a temporary name and renamed into place, so a failure
+  // leaves nothing behind. Throws Error with libgit2's message.
+  static void fetch_commit(const std::string& url, const std::string& id,
+                           const std::filesystem::path& directory);
 
   // Lifts libgit2's repository ownership check for this process only.
   static void trust_all_owners();

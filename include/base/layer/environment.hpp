@@ -63,6 +63,11 @@ enum class EnvVar {
   distcc_hosts,       // DISTCC_HOSTS (distcc's)
   distcc_probe_ms,    // ASCEND_SETUP_DISTCC_PROBE_MS
   ccache_prefix,      // CCACHE_PREFIX (ccache's)
+  // BishengIR and the NPUIR build (base/npuir/).
+  npuir,             // [npuir] switch
+  bishengir_path,    // [bishengir] path_env
+  toolkit_home,      // [npuir] toolkit_env
+  npuir_ccache_dir,  // [npuir] ccache_env
 };
 
 // The variable's name (from the profile; the tool's own need none).

@@ -129,6 +129,40 @@ struct Profile {
   } upstream;
 
   std::vector<PatchPoint> patch_points;  // in profile order, grouped by override
+
+  // The BishengIR payload build_py copies into the wheel (doc/npuir.md).
+  // [bishengir] and [npuir] are optional: a layer without them (the entry
+  // era's) has no payload and no NPUIR build (`present` false).
+  struct Bishengir {
+    bool present = false;
+    std::string path_env;               // a payload directory given by the user
+    std::string source;                 // the tree's payload (the NPUIR build's artifacts)
+    std::string destination;            // under build_py's build_lib
+    std::vector<std::string> required;  // relative paths; "dir/" must be a directory
+  } bishengir;
+
+  // The NPUIR build before setup.py's own work (doc/npuir.md).
+  struct Npuir {
+    bool present = false;
+    std::string switch_name;       // the on/off variable
+    std::string directory;         // the AscendNPU-IR submodule
+    std::string nested_directory;  // where its HEAD tree records the nested repositories
+    int fetch_attempts = 0;
+    int fetch_retry_seconds = 0;
+    int min_free_gib = 0;                // free space needed on the tree's disk
+    std::string toolkit_env;             // the CANN toolkit's root
+    std::string toolkit_setup;           // what sets toolkit_env, for the message
+    std::string bisheng_compiler;        // under the toolkit's root
+    std::string cxx_compiler;            // wrapped, looked up on PATH
+    std::vector<std::string> cxx_flags;  // added by the wrapper
+    int job_memory_mib = 0;
+    int max_jobs = 0;
+    std::string ccache_env, ccache_dir;  // the variable and its default under the tree
+    // The build's argv, run in `directory`: {npuir}, {jobs}, {bisheng_compiler}, {cxx_compiler}.
+    std::vector<std::string> command;
+    std::string output;                  // under `directory`
+    std::vector<std::string> artifacts;  // under `output`; a '*' in the file name is a pattern
+  } npuir;
 };
 
 // A profile compiled in from profiles/: its file name and TOML text.

@@ -15,6 +15,9 @@ struct ProcessSpec {
   std::optional<std::filesystem::path> cwd;
   std::map<std::string, std::optional<std::string>> env_changes;  // nullopt unsets
   std::string stdin_text;
+  // The child's stdout and stderr go straight to this process's stderr (a
+  // long build's progress, seen as it runs); `out` and `err` stay empty.
+  bool stream_to_stderr = false;
 };
 
 struct ProcessResult {

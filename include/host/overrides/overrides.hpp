@@ -55,6 +55,8 @@ void override_build_wheel(const OverrideContext& context);
 void override_egg_info(const OverrideContext& context);
 // sdist -> Sdist: the release tree records the checkout's HEAD and branch
 void override_sdist(const OverrideContext& context);
+// build_py -> BuildPy: the BishengIR payload copied into build_lib
+void override_build_py(const OverrideContext& context);
 
 // Checks every patch point of the profile at once (Error upstream_mismatch
 // naming all that are missing), then applies the overrides in order.

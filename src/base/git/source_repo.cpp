@@ -320,4 +320,111 @@ void SourceRepo::checkout_detached(const std::string& id) const {
   }
 }
 
+std::vector<Gitlink> SourceRepo::gitlinks_under(const std::string& directory) const {
+  std::vector<Gitlink> links;
+  git_object* raw = nullptr;
+  const std::string spec = "HEAD:" + directory;
+  if (const int rc = git_revparse_single(&raw, repo_.get(), spec.c_str()); rc != 0) {
+    if (rc == GIT_ENOTFOUND) {
+      return links;
+    }
+    throw Error("cannot read " + directory + " in HEAD of " +
+                std::string(git_repository_workdir(repo_.get())) + ": " + last_git_error());
+  }
+  GitPtr<git_object> object(raw, git_object_free);
+  if (git_object_type(object.get()) != GIT_OBJECT_TREE) {
+    return links;
+  }
+  const auto* tree = reinterpret_cast<const git_tree*>(object.get());
+  for (size_t i = 0; i < git_tree_entrycount(tree); ++i) {
+    const git_tree_entry* entry = git_tree_entry_byindex(tree, i);
+    if (git_tree_entry_filemode(entry) != GIT_FILEMODE_COMMIT) {
+      continue;
+    }
+    Gitlink link;
+    link.path = directory + "/" + git_tree_entry_name(entry);
+    char hex[GIT_OID_HEXSZ + 1] = {};
+    git_oid_tostr(hex, sizeof hex, git_tree_entry_id(entry));
+    link.id = hex;
+    git_submodule* submodule = nullptr;
+    if (git_submodule_lookup(&submodule, repo_.get(), link.path.c_str()) == 0) {
+      GitPtr<git_submodule> guard(submodule, git_submodule_free);
+      if (const char* url = git_submodule_url(submodule); url != nullptr) {
+        link.url = url;
+        git_buf resolved = {nullptr, 0, 0};
+        if (git_submodule_resolve_url(&resolved, repo_.get(), url) == 0) {
+          link.url = resolved.ptr;
+        }
+        git_buf_dispose(&resolved);
+      }
+    }
+    links.push_back(std::move(link));
+  }
+  return links;
+}
+
+void SourceRepo::fetch_commit(const std::string& url, const std::string& id,
+                              const std::filesystem::path& directory) {
+  ensure_libgit2();
+  const git_oid oid = parse_id(id);
+  const std::filesystem::path staging =
+      directory.parent_path() /
+      ("." + directory.filename().string() + ".ascend-setup-fetch-" + std::to_string(::getpid()));
+  std::error_code ignored;
+  std::filesystem::remove_all(staging, ignored);
+  const auto fail = [&staging](const std::string& what) {
+    const std::string message = what + ": " + last_git_error();
+    std::error_code ec;
+    std::filesystem::remove_all(staging, ec);
+    throw Error(message);
+  };
+  git_repository* raw_repo = nullptr;
+  if (git_repository_init(&raw_repo, staging.c_str(), 0) != 0) {
+    fail("cannot create a repository at " + staging.string());
+  }
+  GitPtr<git_repository> repo(raw_repo, git_repository_free);
+  git_remote* raw_remote = nullptr;
+  if (git_remote_create(&raw_remote, repo.get(), "origin", url.c_str()) != 0) {
+    fail("cannot add the remote " + url);
+  }
+  GitPtr<git_remote> remote(raw_remote, git_remote_free);
+  // The id itself as the refspec's source: a `want <id>`, kept under a ref of
+  // ascend-setup's own so that the commit stays reachable.
+  std::string refspec = id + ":refs/ascend-setup/fetched";
+  char* refspecs[] = {refspec.data()};
+  const git_strarray specs = {refspecs, 1};
+  git_fetch_options options;
+  git_fetch_options_init(&options, GIT_FETCH_OPTIONS_VERSION);
+  options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+  if (git_remote_fetch(remote.get(), &specs, &options, nullptr) != 0) {
+    fail("fetching " + id + " from " + url + " failed");
+  }
+  git_commit* raw_commit = nullptr;
+  if (git_commit_lookup(&raw_commit, repo.get(), &oid) != 0) {
+    fail(url + " did not send the commit " + id);
+  }
+  GitPtr<git_commit> commit(raw_commit, git_commit_free);
+  git_checkout_options checkout;
+  git_checkout_options_init(&checkout, GIT_CHECKOUT_OPTIONS_VERSION);
+  checkout.checkout_strategy = GIT_CHECKOUT_FORCE;
+  if (git_checkout_tree(repo.get(), reinterpret_cast<const git_object*>(commit.get()), &checkout) !=
+          0 ||
+      git_repository_set_head_detached(repo.get(), &oid) != 0) {
+    fail("cannot check out " + id);
+  }
+  repo.reset();
+  // A submodule's empty placeholder makes way for the repository.
+  if (std::filesystem::is_directory(directory, ignored) &&
+      std::filesystem::is_empty(directory, ignored)) {
+    std::filesystem::remove(directory, ignored);
+  }
+  std::error_code ec;
+  std::filesystem::rename(staging, directory, ec);
+  if (ec) {
+    std::filesystem::remove_all(staging, ignored);
+    throw Error("cannot move the fetched " + id + " to " + directory.string() + ": " +
+                ec.message());
+  }
+}
+
 }  // namespace ascend_setup

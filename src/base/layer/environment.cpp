@@ -145,6 +145,19 @@ const Row kRows[] = {
      none,
      "what ccache runs the compiler through; ascend-setup sets distcc when compiling through "
      "distcc"},
+    // BishengIR and the NPUIR build: doc/npuir.md.
+    {EnvVar::npuir, Kind::flag, [](const Profile* p) { return p->npuir.switch_name; }, off,
+     "build AscendNPU-IR (its submodule, nested repositories, build.sh) before setup.py, and "
+     "put its BishengIR payload into the wheel"},
+    {EnvVar::bishengir_path, Kind::text, [](const Profile* p) { return p->bishengir.path_env; },
+     none,
+     "a BishengIR payload directory (bin/, lib/) build_py copies into the wheel instead of the "
+     "tree's"},
+    {EnvVar::toolkit_home, Kind::text, [](const Profile* p) { return p->npuir.toolkit_env; }, none,
+     "the Ascend toolkit's root (its set_env.sh sets it): the NPUIR build's bisheng compiler"},
+    {EnvVar::npuir_ccache_dir, Kind::text, [](const Profile* p) { return p->npuir.ccache_env; },
+     [](const Profile* p) -> std::optional<std::string> { return "<tree>/" + p->npuir.ccache_dir; },
+     "ccache's directory for the NPUIR build (set for build.sh when unset)"},
 };
 
 const Row& row_of(EnvVar var) {
@@ -208,6 +221,9 @@ std::vector<EnvEntry> registry_rows(const Profile& profile) {
   };
   for (const Row& row : kRows) {
     const std::string name = row.name(&profile);
+    if (name.empty()) {
+      continue;  // from a table the profile does not have (e.g. [npuir])
+    }
     std::optional<std::string> default_value = profile_default(profile, name);
     if (!default_value) {
       default_value = row.fallback(&profile);

@@ -210,6 +210,43 @@ void read_patch_points(TableReader table, Profile& profile) {
   }
 }
 
+void read_bishengir(TableReader table, Profile& profile) {
+  Profile::Bishengir& b = profile.bishengir;
+  b.present = true;
+  b.path_env = table.string("path_env");
+  b.source = table.string("source");
+  b.destination = table.string("destination");
+  b.required = table.strings("required");
+  table.finish();
+}
+
+void read_npuir(TableReader table, Profile& profile) {
+  Profile::Npuir& n = profile.npuir;
+  n.present = true;
+  n.switch_name = table.string("switch");
+  n.directory = table.string("directory");
+  n.nested_directory = table.string("nested_directory");
+  n.fetch_attempts = table.integer("fetch_attempts", 1, 100);
+  n.fetch_retry_seconds = table.integer("fetch_retry_seconds", 0, 3600);
+  n.min_free_gib = table.integer("min_free_gib", 0, 1000000);
+  n.toolkit_env = table.string("toolkit_env");
+  n.toolkit_setup = table.string("toolkit_setup");
+  n.bisheng_compiler = table.string("bisheng_compiler");
+  n.cxx_compiler = table.string("cxx_compiler");
+  n.cxx_flags = table.strings("cxx_flags");
+  n.job_memory_mib = table.integer("job_memory_mib", 1, 1 << 20);
+  n.max_jobs = table.integer("max_jobs", 1, 4096);
+  n.ccache_env = table.string("ccache_env");
+  n.ccache_dir = table.string("ccache_dir");
+  n.command = table.strings("command");
+  if (n.command.empty()) {
+    table.fail_key("command", "expected the build's program and its arguments");
+  }
+  n.output = table.string("output");
+  n.artifacts = table.strings("artifacts");
+  table.finish();
+}
+
 }  // namespace
 
 Profile parse_profile(std::string_view text, const std::string& source) {
@@ -241,6 +278,12 @@ Profile parse_profile(std::string_view text, const std::string& source) {
   read_coverage(top.table("coverage"), profile);
   read_upstream(top.table("upstream"), profile);
   read_patch_points(top.table("patch_points"), profile);
+  if (auto table = top.optional_table("bishengir")) {
+    read_bishengir(*table, profile);
+  }
+  if (auto table = top.optional_table("npuir")) {
+    read_npuir(*table, profile);
+  }
   top.finish();
   return profile;
 }

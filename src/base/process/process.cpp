@@ -111,8 +111,13 @@ pid_t spawn(const ProcessSpec& spec, ChildPipes& pipes) {
   SpawnObjects spawn_objects;
   posix_spawn_file_actions_t& actions = spawn_objects.actions;
   posix_spawn_file_actions_adddup2(&actions, pipes.in.read, 0);
-  posix_spawn_file_actions_adddup2(&actions, pipes.out.write, 1);
-  posix_spawn_file_actions_adddup2(&actions, pipes.err.write, 2);
+  if (spec.stream_to_stderr) {
+    // The pipes' write ends are close-on-exec, so both reads end at once.
+    posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
+  } else {
+    posix_spawn_file_actions_adddup2(&actions, pipes.out.write, 1);
+    posix_spawn_file_actions_adddup2(&actions, pipes.err.write, 2);
+  }
   if (spec.cwd) {
     posix_spawn_file_actions_addchdir_np(&actions, spec.cwd->c_str());
   }

@@ -56,6 +56,9 @@ py::dict rewrite_setup_kwargs(const py::dict& captured, const py::module_& modul
   cmdclass["build_ext"] = module.attr("CMakeBuild");
   cmdclass["egg_info"] = module.attr("EggInfo");
   cmdclass["sdist"] = module.attr("Sdist");
+  if (profile.bishengir.present) {
+    cmdclass["build_py"] = module.attr("BuildPy");  // the BishengIR payload
+  }
   kwargs["cmdclass"] = cmdclass;
 
   // Upstream computed these at import time, before the Ascend backend was

@@ -55,6 +55,7 @@ void apply_overrides(const OverrideContext& given) {
   override_build_wheel(context);
   override_egg_info(context);
   override_sdist(context);
+  override_build_py(context);
 }
 
 }  // namespace ascend_setup
