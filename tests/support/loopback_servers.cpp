@@ -42,7 +42,11 @@ std::vector<std::string> lines_of(const fs::path& path) {
 
 }  // namespace
 
-BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv, const fs::path& output) {
+namespace {
+
+// `argv` started in a process group of its own, stdout and stderr to
+// `output` when not empty; -1 when it cannot be started.
+pid_t spawn_in_own_group(const std::vector<std::string>& argv, const fs::path& output) {
   std::vector<char*> args;
   for (const auto& arg : argv) {
     args.push_back(const_cast<char*>(arg.c_str()));
@@ -59,11 +63,19 @@ BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv, const
                                      0644);
     posix_spawn_file_actions_adddup2(&actions, 1, 2);
   }
-  if (posix_spawnp(&pid_, args[0], &actions, &attributes, args.data(), environ) != 0) {
-    pid_ = -1;
+  pid_t pid = -1;
+  if (posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environ) != 0) {
+    pid = -1;
   }
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
+  return pid;
+}
+
+}  // namespace
+
+BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv, const fs::path& output)
+    : pid_(spawn_in_own_group(argv, output)) {
   if (pid_ < 0) {
     ADD_FAILURE() << "cannot start " << argv[0];
   }
@@ -166,16 +178,6 @@ DistccDaemon::DistccDaemon(const fs::path& dir, const std::string& address, int 
   // A port taken between free_port() and distccd's bind: another try (at most 5).
   for (int attempt = 0; attempt < 5; ++attempt) {
     port_ = free_port(address_);
-    posix_spawnattr_t attributes;
-    posix_spawnattr_init(&attributes);
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
-    posix_spawnattr_setpgroup(&attributes, 0);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    const std::string output = (dir_ / "distccd.out").string();
-    posix_spawn_file_actions_addopen(&actions, 1, output.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
     std::vector<std::string> argv{"distccd",
                                   "--daemon",
                                   "--no-detach",
@@ -191,16 +193,7 @@ DistccDaemon::DistccDaemon(const fs::path& dir, const std::string& address, int 
                                   std::to_string(port_),
                                   "--jobs",
                                   std::to_string(jobs)};
-    std::vector<char*> args;
-    for (auto& arg : argv) {
-      args.push_back(arg.data());
-    }
-    args.push_back(nullptr);
-    if (posix_spawnp(&pid_, "distccd", &actions, &attributes, args.data(), environ) != 0) {
-      pid_ = -1;
-    }
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attributes);
+    pid_ = spawn_in_own_group(argv, dir_ / "distccd.out");
     if (pid_ > 0 && wait_for_port(port_, 10, address_)) {
       return;
     }

@@ -213,6 +213,22 @@ git_oid parse_id(const std::string& id) {
   return oid;
 }
 
+// Checks the commit `oid` out and detaches HEAD at it; false (libgit2's
+// error pending) when the commit is missing or the checkout fails.
+bool checkout_commit(git_repository* repo, const git_oid& oid, unsigned int strategy) {
+  git_commit* raw = nullptr;
+  if (git_commit_lookup(&raw, repo, &oid) != 0) {
+    return false;
+  }
+  GitPtr<git_commit> commit(raw, git_commit_free);
+  git_checkout_options options;
+  git_checkout_options_init(&options, GIT_CHECKOUT_OPTIONS_VERSION);
+  options.checkout_strategy = strategy;
+  return git_checkout_tree(repo, reinterpret_cast<const git_object*>(commit.get()), &options) ==
+             0 &&
+         git_repository_set_head_detached(repo, &oid) == 0;
+}
+
 }  // namespace
 
 bool SourceRepo::has_submodule(const std::string& path) const {
@@ -305,17 +321,10 @@ std::vector<std::string> SourceRepo::changed_files() const {
 
 void SourceRepo::checkout_detached(const std::string& id) const {
   const git_oid oid = parse_id(id);
-  git_commit* raw = nullptr;
-  if (git_commit_lookup(&raw, repo_.get(), &oid) != 0) {
-    throw Error("commit " + id + " is not in the clone: " + last_git_error());
+  if (!has_commit(id)) {
+    throw Error("commit " + id + " is not in the clone");
   }
-  GitPtr<git_commit> commit(raw, git_commit_free);
-  git_checkout_options options;
-  git_checkout_options_init(&options, GIT_CHECKOUT_OPTIONS_VERSION);
-  options.checkout_strategy = GIT_CHECKOUT_SAFE;
-  if (git_checkout_tree(repo_.get(), reinterpret_cast<const git_object*>(commit.get()), &options) !=
-          0 ||
-      git_repository_set_head_detached(repo_.get(), &oid) != 0) {
+  if (!checkout_commit(repo_.get(), oid, GIT_CHECKOUT_SAFE)) {
     throw Error("cannot check out " + id + ": " + last_git_error());
   }
 }
@@ -399,18 +408,8 @@ void SourceRepo::fetch_commit(const std::string& url, const std::string& id,
   if (git_remote_fetch(remote.get(), &specs, &options, nullptr) != 0) {
     fail("fetching " + id + " from " + url + " failed");
   }
-  git_commit* raw_commit = nullptr;
-  if (git_commit_lookup(&raw_commit, repo.get(), &oid) != 0) {
-    fail(url + " did not send the commit " + id);
-  }
-  GitPtr<git_commit> commit(raw_commit, git_commit_free);
-  git_checkout_options checkout;
-  git_checkout_options_init(&checkout, GIT_CHECKOUT_OPTIONS_VERSION);
-  checkout.checkout_strategy = GIT_CHECKOUT_FORCE;
-  if (git_checkout_tree(repo.get(), reinterpret_cast<const git_object*>(commit.get()), &checkout) !=
-          0 ||
-      git_repository_set_head_detached(repo.get(), &oid) != 0) {
-    fail("cannot check out " + id);
+  if (!checkout_commit(repo.get(), oid, GIT_CHECKOUT_FORCE)) {
+    fail("cannot check out " + id + " fetched from " + url);
   }
   repo.reset();
   // A submodule's empty placeholder makes way for the repository.
