@@ -40,7 +40,9 @@ Probe probe(const fs::path& tree, const Env& env, const std::vector<std::string>
 
 // The program, not the machine: every interpreter the build found is named by
 // --host-version and is served when named with --python, by the host of its
-// own minor (the debug log names it), setup.py seeing that interpreter.
+// own minor (the debug log names it), setup.py seeing that interpreter. Named
+// through a venv of it: pyenv's 3.12 and 3.13 ship no setuptools, which the
+// capture of setup() needs.
 TEST(Pythons, EveryFoundPythonIsServedByTheHostOfItsMinor) {
   TempDir dir;
   const fs::path probe_tree = dir.path() / "probe";
@@ -53,12 +55,14 @@ TEST(Pythons, EveryFoundPythonIsServedByTheHostOfItsMinor) {
     SCOPED_TRACE(python.string());
     const std::string version = python_version(python);
     EXPECT_NE(hosts.out.find(version), std::string::npos) << hosts.out;
+    const fs::path venv_python = cached_venv(python) / "bin/python";
     const Probe seen =
-        probe(probe_tree, env, {"--python", python.string(), "--log-level", "debug"});
+        probe(probe_tree, env, {"--python", venv_python.string(), "--log-level", "debug"});
     EXPECT_EQ(seen.version, version);
-    const auto run =
-        run_host({"--python", python.string(), "--log-level", "debug", "--dump-kwargs=captured"},
-                 probe_tree, env);
+    EXPECT_EQ(seen.executable, venv_python.string());
+    const auto run = run_host(
+        {"--python", venv_python.string(), "--log-level", "debug", "--dump-kwargs=captured"},
+        probe_tree, env);
     EXPECT_NE(run.err.find("CPython " + version + " at "), std::string::npos) << run.err;
     EXPECT_NE(run.err.find("ascend-setup-host-" + version), std::string::npos) << run.err;
   }
