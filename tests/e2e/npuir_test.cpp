@@ -287,7 +287,8 @@ TEST_F(NpuirTest, NestedRemoteAppearingBeforeTheSecondAttemptIsFetched_StandInNp
   done = true;
   restore.join();
   EXPECT_EQ(result.exit_code, 1) << result.err;
-  EXPECT_TRUE(contains(result.err, "attempt 1 of 3 failed")) << result.err;
+  EXPECT_TRUE(contains(result.err, "fetching third-party/torch-mlir failed (attempt 1 of 3)"))
+      << result.err;
   EXPECT_TRUE(contains(result.err, "(attempt 2 of 3)")) << result.err;
   EXPECT_FALSE(contains(result.err, "(attempt 3 of 3)")) << result.err;
   EXPECT_EQ(head_of(npuir / "third-party/torch-mlir"), recorded["torch-mlir"]);

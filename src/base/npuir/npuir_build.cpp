@@ -5,7 +5,7 @@
 #include "base/layer/environment.hpp"
 #include "base/npuir/bishengir_payload.hpp"
 #include "base/process/process.hpp"
-#include "base/process/stop_signals.hpp"
+#include "base/process/retry.hpp"
 #include "base/tree/file_lock.hpp"
 #include "base/tree/state_paths.hpp"
 #include "base/util/error.hpp"
@@ -22,7 +22,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
-#include <thread>
 
 namespace ascend_setup {
 
@@ -35,16 +34,6 @@ constexpr std::uint64_t kGiB = 1ULL << 30;
 bool holds_content(const fs::path& directory) {
   std::error_code ec;
   return fs::is_directory(directory, ec) && !fs::is_empty(directory, ec);
-}
-
-// Waits `seconds`, ending early with the stop's Error when a stop signal comes.
-void wait_before_retry(int seconds) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  while (std::chrono::steady_clock::now() < until) {
-    throw_if_stopped();
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  throw_if_stopped();
 }
 
 // `name` as the shell would find it on PATH ('/' in it: as it is).
@@ -100,25 +89,23 @@ void provide_sources(const fs::path& tree_root, const Profile::Npuir& npuir) {
       throw Error(npuir_dir.string() + " records " + link.path + " at " + link.id +
                   " but its .gitmodules gives it no URL");
     }
-    for (int attempt = 1;; ++attempt) {
-      spdlog::info("NPUIR build: fetching {} at {} from {} (attempt {} of {})", link.path, link.id,
-                   link.url, attempt, npuir.fetch_attempts);
-      try {
-        SourceRepo::fetch_commit(link.url, link.id, directory);
-        break;
-      } catch (const Error& error) {
-        throw_if_stopped();
-        if (attempt >= npuir.fetch_attempts) {
-          throw Error("cannot fetch " + link.path + " of the NPUIR sources at " + link.id +
-                      " from " + link.url + " (" + std::to_string(attempt) + " attempts; last: " +
-                      error.what() + "); provide it by hand: git -C " + directory.string() +
-                      " init && git -C " + directory.string() + " fetch " + link.url + " " +
-                      link.id + " && git -C " + directory.string() + " checkout FETCH_HEAD");
-        }
-        spdlog::warn("NPUIR build: attempt {} of {} failed ({}); retrying in {} s", attempt,
-                     npuir.fetch_attempts, error.what(), npuir.fetch_retry_seconds);
-        wait_before_retry(npuir.fetch_retry_seconds);
+    int attempt = 0;
+    try {
+      with_retries({npuir.fetch_attempts, std::chrono::seconds(npuir.fetch_retry_seconds)},
+                   "NPUIR build: fetching " + link.path, [&] {
+                     spdlog::info("NPUIR build: fetching {} at {} from {} (attempt {} of {})",
+                                  link.path, link.id, link.url, ++attempt, npuir.fetch_attempts);
+                     SourceRepo::fetch_commit(link.url, link.id, directory);
+                   });
+    } catch (const Error& error) {
+      if (error.exit_code() != exit_code::bad_input) {
+        throw;  // a stop
       }
+      throw Error("cannot fetch " + link.path + " of the NPUIR sources at " + link.id + " from " +
+                  link.url + " (" + std::to_string(attempt) + " attempts; last: " + error.what() +
+                  "); provide it by hand: git -C " + directory.string() + " init && git -C " +
+                  directory.string() + " fetch " + link.url + " " + link.id + " && git -C " +
+                  directory.string() + " checkout FETCH_HEAD");
     }
   }
 }
