@@ -1,8 +1,10 @@
-# The CPythons ascend-setup serves: one host executable per major.minor
-# (ascend-setup-host-X.Y, linked against that minor's shared libpython, served
-# to every installation of the minor through LD_LIBRARY_PATH by the launcher),
-# plus a static host for the default interpreter when its installation ships a
+# The CPythons ascend-setup serves: one host module per major.minor
+# (ascend-setup-host-X.Y.so, linked with no libpython: the launcher loads it
+# after the installation's own libpython, or a static interpreter imports it
+# as an extension module; src/base/launch/launcher.hpp), plus a static host
+# executable for the default interpreter when its installation ships a
 # libpythonX.Y.a (Debian's is the PGO build: fewer instructions than its .so).
+# A minor needs only its headers: a static interpreter's do.
 #
 #   ASCEND_SETUP_PYTHONS        interpreters to build for (default: found, see below)
 #   ASCEND_SETUP_STATIC_PYTHON  also link the default interpreter's libpython.a (ON)
@@ -64,8 +66,8 @@ for x in (sys.implementation.name, '%d.%d' % sys.version_info[:2], sys.base_pref
     set(${var}_WHY "CPython ${version} < ${ASCEND_SETUP_MIN_PYTHON}" PARENT_SCOPE)
   elseif(free_threaded)
     set(${var}_WHY "free-threaded" PARENT_SCOPE)
-  elseif(shared STREQUAL "" OR NOT EXISTS "${shared}" OR NOT EXISTS "${include}/Python.h")
-    set(${var}_WHY "no shared libpython or no Python.h" PARENT_SCOPE)
+  elseif(NOT EXISTS "${include}/Python.h")
+    set(${var}_WHY "no Python.h" PARENT_SCOPE)
   else()
     set(${var}_OK TRUE PARENT_SCOPE)
   endif()
@@ -134,8 +136,8 @@ foreach(candidate IN LISTS candidates)
   message(STATUS "ascend-setup: host for CPython ${probe_VERSION} from ${candidate}")
 endforeach()
 if(NOT ASCEND_SETUP_HOST_VERSIONS)
-  message(FATAL_ERROR "ascend-setup: no CPython >= ${ASCEND_SETUP_MIN_PYTHON} with a shared "
-                      "libpython and its headers found; name one with -DASCEND_SETUP_PYTHONS=...")
+  message(FATAL_ERROR "ascend-setup: no CPython >= ${ASCEND_SETUP_MIN_PYTHON} with its headers "
+                      "found; name one with -DASCEND_SETUP_PYTHONS=...")
 endif()
 
 set(ASCEND_SETUP_HOST_DIR ${CMAKE_BINARY_DIR}/libexec/ascend-setup)
@@ -159,24 +161,27 @@ function(ascend_setup_add_host version)
                               ${ASCEND_SETUP_COMMON_HEADERS})
   endif()
 
-  # The host's main, compiled once for the shared and the static host.
-  add_library(ascend_setup_host_main_py${tag} OBJECT src/mains/host_main.cpp)
-  target_compile_options(ascend_setup_host_main_py${tag} PRIVATE ${ASCEND_SETUP_WARNINGS})
-  target_link_libraries(ascend_setup_host_main_py${tag} PRIVATE ascend_setup_py${tag})
-  if(ASCEND_SETUP_PCH)
-    target_precompile_headers(ascend_setup_host_main_py${tag} REUSE_FROM ascend_setup_py${tag})
-  endif()
+  set_target_properties(ascend_setup_py${tag} PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
+  # The host module: no libpython linked (its Py* symbols come from the
+  # libpython the launcher loads first, or from the static interpreter that
+  # imports it); only its two entry points are exported, the static archives
+  # in it stay hidden (an OpenSSL or libstdc++ of its own never meets the
+  # interpreter's).
   set(host ascend-setup-host-${version})
-  add_executable(${host} $<TARGET_OBJECTS:ascend_setup_host_main_py${tag}>)
+  add_library(${host} MODULE src/mains/host_module.cpp)
   target_compile_options(${host} PRIVATE ${ASCEND_SETUP_WARNINGS})
-  # RUNPATH (not RPATH): the launcher's LD_LIBRARY_PATH must win over it.
-  target_link_options(${host} PRIVATE -Wl,--enable-new-dtags)
-  target_link_libraries(${host} PRIVATE ascend_setup_py${tag} ${ASCEND_SETUP_PYTHON_${version}_SHARED})
-  set_target_properties(${host} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${ASCEND_SETUP_HOST_DIR}
-                                           INSTALL_RPATH_USE_LINK_PATH TRUE)
+  target_link_options(${host} PRIVATE -Wl,--exclude-libs,ALL
+                      -Wl,--version-script=${PROJECT_SOURCE_DIR}/cmake/host_module.map)
+  set_property(TARGET ${host} APPEND PROPERTY LINK_DEPENDS ${PROJECT_SOURCE_DIR}/cmake/host_module.map)
+  target_link_libraries(${host} PRIVATE ascend_setup_py${tag})
+  if(ASCEND_SETUP_PCH)
+    target_precompile_headers(${host} REUSE_FROM ascend_setup_py${tag})
+  endif()
+  set_target_properties(${host} PROPERTIES PREFIX "" SUFFIX ".so"
+                                           LIBRARY_OUTPUT_DIRECTORY ${ASCEND_SETUP_HOST_DIR})
   set(ASCEND_SETUP_HOST_TARGETS ${ASCEND_SETUP_HOST_TARGETS} ${host} PARENT_SCOPE)
-  set(host_manifest "${host_manifest}${version} ${host}\n" PARENT_SCOPE)
+  set(host_manifest "${host_manifest}${version} ${host}.so\n" PARENT_SCOPE)
 endfunction()
 
 foreach(version IN LISTS ASCEND_SETUP_HOST_VERSIONS)
@@ -188,7 +193,8 @@ endforeach()
 if(ASCEND_SETUP_STATIC_PYTHON AND EXISTS "${default_probe_static}")
   string(REPLACE "." "" tag ${ASCEND_SETUP_DEFAULT_VERSION})
   set(host ascend-setup-host-${ASCEND_SETUP_DEFAULT_VERSION}-static)
-  add_executable(${host} $<TARGET_OBJECTS:ascend_setup_host_main_py${tag}>)
+  add_executable(${host} src/mains/host_main.cpp)
+  target_compile_options(${host} PRIVATE ${ASCEND_SETUP_WARNINGS})
   target_link_options(${host} PRIVATE -no-pie -Wl,--export-dynamic)
   target_link_libraries(${host} PRIVATE ascend_setup_py${tag} ${default_probe_static}
                                         ${default_probe_libs})
@@ -203,6 +209,12 @@ file(CONFIGURE OUTPUT ${ASCEND_SETUP_HOST_DIR}/hosts.txt CONTENT "${host_manifes
 
 # What the tests and benchmarks link: the default interpreter's minor, shared.
 string(REPLACE "." "" default_tag ${ASCEND_SETUP_DEFAULT_VERSION})
+if((ASCEND_SETUP_TESTS OR ASCEND_SETUP_BENCH) AND
+   NOT EXISTS "${ASCEND_SETUP_PYTHON_${ASCEND_SETUP_DEFAULT_VERSION}_SHARED}")
+  message(FATAL_ERROR "ascend-setup: the tests and benchmarks link the default interpreter's "
+                      "shared libpython, and ${ASCEND_SETUP_DEFAULT_PYTHON} has none: "
+                      "-DASCEND_SETUP_TESTS=OFF -DASCEND_SETUP_BENCH=OFF, or name another first")
+endif()
 add_library(ascend_setup_core INTERFACE)
 target_link_libraries(ascend_setup_core INTERFACE ascend_setup_py${default_tag}
                       ${ASCEND_SETUP_PYTHON_${ASCEND_SETUP_DEFAULT_VERSION}_SHARED})

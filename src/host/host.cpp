@@ -4,8 +4,8 @@
 #include "base/git/source_repo.hpp"
 #include "base/jobs/compile_cluster.hpp"
 #include "base/jobs/job_limits.hpp"
+#include "base/launch/run_start.hpp"
 #include "base/layer/environment.hpp"
-#include "base/layer/profile_choice.hpp"
 #include "base/npuir/npuir_build.hpp"
 #include "base/tree/distributed_sources.hpp"
 #include "base/tree/file_lock.hpp"
@@ -38,56 +38,6 @@ namespace py = pybind11;
 namespace ascend_setup {
 
 namespace {
-
-struct SourceTree {
-  std::filesystem::path root;      // absolute: .git, version.txt, third_party/ascend, patches
-  std::filesystem::path setup_py;  // absolute
-  std::filesystem::path run_dir;   // the process's cwd from here on: setup.py's directory
-                                   // when inside the tree (python/setup.py), else the root
-  std::filesystem::path script;    // sys.argv[0]: relative to run_dir when inside it
-};
-
-// Upstream expects to run from setup.py's directory (cwd-relative paths
-// everywhere): the tree root, or python/ in older trees. Without --setup-py,
-// <root>/setup.py, else <root>/python/setup.py (as triton-ascend's CI looks).
-SourceTree enter_source_tree(const HostOptions& options) {
-  SourceTree tree;
-  std::error_code ec;
-  tree.root = std::filesystem::weakly_canonical(std::filesystem::absolute(options.source_dir), ec);
-  if (ec || !std::filesystem::is_directory(tree.root)) {
-    throw Error("source directory " + options.source_dir.string() + " does not exist");
-  }
-  if (options.setup_py) {
-    tree.setup_py = std::filesystem::absolute(*options.setup_py);
-  } else {
-    tree.setup_py = tree.root / "setup.py";
-    if (!std::filesystem::is_regular_file(tree.setup_py) &&
-        std::filesystem::is_regular_file(tree.root / "python" / "setup.py")) {
-      tree.setup_py = tree.root / "python" / "setup.py";
-    }
-  }
-  if (!std::filesystem::is_regular_file(tree.setup_py)) {
-    throw Error(options.setup_py
-                    ? "--setup-py " + options.setup_py->string() + " is not a file"
-                    : tree.root.string() +
-                          " has no setup.py nor python/setup.py: run ascend-setup in a "
-                          "triton-ascend source tree or pass -C DIR");
-  }
-  tree.setup_py = std::filesystem::weakly_canonical(tree.setup_py, ec);
-  const auto inside = [](const std::filesystem::path& path, const std::filesystem::path& dir) {
-    const auto relative = path.lexically_relative(dir);
-    return !relative.empty() && *relative.begin() != "..";
-  };
-  tree.run_dir = inside(tree.setup_py, tree.root) ? tree.setup_py.parent_path() : tree.root;
-  tree.script = inside(tree.setup_py, tree.run_dir) ? tree.setup_py.lexically_relative(tree.run_dir)
-                                                    : tree.setup_py;
-  if (tree.run_dir != tree.root) {
-    spdlog::info("setup.py is {}: running it from {}", tree.setup_py.string(),
-                 tree.run_dir.string());
-  }
-  std::filesystem::current_path(tree.run_dir);
-  return tree;
-}
 
 // After a build of a git checkout: the Ascend patches stay applied (the next
 // build needs them), so `git pull` would stop on them; one line says how to
@@ -197,41 +147,6 @@ int run_doctor_command(const HostOptions& options, const SourceTree& tree, const
   return report.healthy() ? exit_code::ok : exit_code::doctor_findings;
 }
 
-// --apply-patches, --patch-status, --restore-sources: the patch engine alone.
-int run_patch_action(const HostOptions& options, const SourceTree& tree, const Profile& profile) {
-  if (options.patch_action == PatchAction::apply) {
-    patch_source_tree(tree.root, profile, options.mode, options.force_patches);
-    return exit_code::ok;
-  }
-  const ModeChoice mode = choose_build_mode(options.mode, profile, tree.root);
-  PatchEngine engine(tree.root, profile, mode.mode, PatchEngine::default_state_dir(tree.root));
-  if (options.patch_action == PatchAction::restore) {
-    const PatchOutcome outcome = engine.restore(options.force_patches);
-    if (outcome.written.empty()) {
-      spdlog::info("sources already unpatched: no file touched");
-    }
-    for (const auto& file : outcome.written) {
-      spdlog::info("restored {}", file);
-    }
-    return exit_code::ok;
-  }
-  const MachineOutput out;
-  const PatchStatus status = engine.status();
-  std::ostringstream text;
-  text << "mode " << to_string(mode.mode) << " (" << mode.reason << ")\n";
-  for (const auto& patch : status.patches) {
-    const char* state = !patch.applied ? "not-applied"
-                        : patch.wanted ? "applied"
-                                       : "applied-unwanted";
-    text << "patch " << state << " " << patch.name << "\n";
-  }
-  for (const auto& [file, file_status] : status.files) {
-    text << "file " << to_string(file_status) << " " << file << "\n";
-  }
-  out.write(text.str());
-  return status.patched_for_mode ? exit_code::ok : 1;
-}
-
 // --list-env: the registry for this tree, with what setup.py reads while it
 // loads found by watching it (setup() is captured, nothing is built).
 int list_environment_of(const HostOptions& options, const SourceTree& tree, const Profile& profile,
@@ -257,26 +172,9 @@ int list_environment_of(const HostOptions& options, const SourceTree& tree, cons
 }  // namespace
 
 int run_host(const HostOptions& options) {
-  if (options.trust_source_dir) {
-    SourceRepo::trust_all_owners();
-  }
-  const SourceTree tree = enter_source_tree(options);
-  const LibgitStartAhead libgit_start(tree.root);
-  recover_interrupted_patching(tree.root);  // a killed run's journal, before anything else
-  ProfileChoice choice =
-      select_profile({options.profile, options.profile_dirs}, tree.root, tree.setup_py);
-  spdlog::log(!choice.fits            ? spdlog::level::warn
-              : choice.candidates > 1 ? spdlog::level::info
-                                      : spdlog::level::debug,
-              "profile {} ({}): {}", choice.profile.name, choice.profile.source,
-              choice.profile.chosen_because);
-  auto profile = std::make_shared<const Profile>(std::move(choice.profile));
-
-  // The Ascend defaults; a value the user set wins.
-  for (const auto& name : prepare_environment(*profile)) {
-    spdlog::debug("default {}={}", name, std::getenv(name.c_str()));
-  }
-
+  const RunStart start = start_run(options);
+  const SourceTree& tree = start.tree;
+  const std::shared_ptr<const Profile>& profile = start.profile;
   if (options.patch_action != PatchAction::none) {
     return run_patch_action(options, tree, *profile);
   }

@@ -546,15 +546,21 @@ TEST_F(InterruptionTest, StopEndsProcessesStartedOutsidePopen_SetupPyStandIn) {
     ::execl("/bin/sleep", "sleep", "300", nullptr);
     ::_exit(127);
   }
+  // Embedded, and in a static interpreter as an extension module (SIGHUP).
+  const fs::path static_python = static_python_stand_in(dir.path());
   for (int number : {SIGTERM, SIGHUP}) {
+    SCOPED_TRACE(number == SIGHUP ? "extension module" : "embedded");
     const fs::path ready = dir.path() / "ready";
     fs::remove(ready);
     fs::remove(pids);
     Env all = env;
     all["PIDS"] = pids.string();
     all["READY"] = ready.string();
-    BackgroundRun run({"-C", project.string(), "--dump-kwargs=captured"}, dir.path(), all,
-                      dir.path() / "run");
+    std::vector<std::string> args{"-C", project.string(), "--dump-kwargs=captured"};
+    if (number == SIGHUP) {
+      args.insert(args.end(), {"--python", static_python.string()});
+    }
+    BackgroundRun run(args, dir.path(), all, dir.path() / "run");
     for (int i = 0; i < 2400 && !fs::exists(ready) && !run.wait_at_most(std::chrono::seconds(0));
          ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -586,8 +592,10 @@ TEST_F(InterruptionTest, StopEndsProcessesStartedOutsidePopen_SetupPyStandIn) {
 // A stop signal that arrives before ascend-setup's handlers exist (here: it
 // starts with the signal pending) ends with the documented exit code, not
 // the signal's default action, and nothing is done: the tree stays pristine.
-// Also when the launcher ends without exec'ing a host (no such interpreter).
+// Also when the launcher ends without starting a host (no such interpreter),
+// and when it execs a static interpreter to run the host module in.
 TEST_F(InterruptionTest, StopBeforeTheHandlersExistEndsWithItsExitCodeAndDoesNothing) {
+  const fs::path static_python = static_python_stand_in(dir.path());
   for (int number : {SIGINT, SIGTERM, SIGHUP}) {
     BackgroundRun apply({"--apply-patches"}, tree, env, dir.path() / "apply", number);
     EXPECT_EQ(apply.wait(), 128 + number) << apply.err();
@@ -597,6 +605,12 @@ TEST_F(InterruptionTest, StopBeforeTheHandlersExistEndsWithItsExitCodeAndDoesNot
     BackgroundRun usage({"--python", "/nonexistent/python3"}, tree, env, dir.path() / "usage",
                         number);
     EXPECT_EQ(usage.wait(), 128 + number) << usage.err();
+    // Pending across the exec of a static interpreter, until the host module's handlers.
+    BackgroundRun extension({"--python", static_python.string(), "bdist_wheel"}, tree, env,
+                            dir.path() / "extension", number);
+    EXPECT_EQ(extension.wait(), 128 + number) << extension.err();
+    EXPECT_FALSE(extension.died_of_signal());
+    EXPECT_EQ(tree_state(tree), pristine) << "signal " << number;
   }
   EXPECT_FALSE(fs::exists(tree / "build" / "ascend-setup")) << "the run did something";
 }

@@ -142,31 +142,60 @@ void expect_unservable(const ascend_setup::ProcessResult& result, const std::str
   EXPECT_TRUE(contains(result.err, why)) << result.err;
   EXPECT_TRUE(contains(result.err, ": this ascend-setup serves CPython 3.1")) << result.err;
   EXPECT_TRUE(contains(result.err, "not free-threaded")) << result.err;
-  EXPECT_TRUE(contains(result.err, "--enable-shared")) << result.err;
   EXPECT_TRUE(contains(result.err, "-DASCEND_SETUP_PYTHONS=")) << result.err;
   EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
   EXPECT_TRUE(result.out.empty());
 }
 
-// Debian's python3 binary is a real CPython linked statically (its static
-// host serves only /usr; its sysconfig still says Py_ENABLE_SHARED=1, which
-// is why the launcher looks for the library itself): a copy of it in another
-// prefix is an installation with no shared libpython and no static host.
-// Only the location is staged.
-TEST(Pythons, PythonWithoutSharedLibpythonIsExit3_StandInDebiansStaticBinaryCopiedElsewhere) {
+// A static CPython (no shared libpython: manylinux's, Debian's python3
+// without libpython3.X) is served by the host module of its minor imported
+// as an extension module, and gives what an embedded run gives: the same
+// kwargs, and with SOURCE_DATE_EPOCH the same wheel, byte for byte.
+// --host-version and the debug log say which way each run took.
+TEST(Pythons, StaticPythonIsServedAsAnExtensionModule_StandInDebiansStaticBinaryCopiedElsewhere) {
   TempDir dir;
   const fs::path tree = copy_example_tree(dir.path());
+  const fs::path python = static_python_stand_in(dir.path());
   const std::string version = python_version(SYSTEM_PYTHON);
-  const fs::path python = dir.path() / "static" / "bin" / ("python" + version);
-  fs::create_directories(python.parent_path());
-  fs::copy_file(fs::canonical(SYSTEM_PYTHON), python);
-  ASSERT_FALSE(contains(must_run({"ldd", python.string()}, dir.path()), "libpython"))
-      << SYSTEM_PYTHON << " links a shared libpython: no stand-in here";
   EXPECT_EQ(must_run({python.string(), "-c", "print(1 + 1)"}, dir.path()), "2\n");
-  expect_unservable(
-      run_host({"--python", python.string(), "--dump-kwargs"}, tree, offline_env(dir.path())),
-      "a CPython " + version + " without a shared libpython" + version + " under " +
-          (dir.path() / "static").string() + " (built without --enable-shared)");
+  Env env = offline_env(dir.path());
+  env["SOURCE_DATE_EPOCH"] = "1700000000";
+
+  const auto way = run_host({"--python", python.string(), "--host-version"}, tree, env);
+  EXPECT_TRUE(contains(way.out, "ascend-setup-host-" + version +
+                                    ".so as an extension module of the interpreter (no shared "
+                                    "libpython" + version + " under " +
+                                    (dir.path() / "static").string() + ")"))
+      << way.out;
+  const auto embedded_way = run_host({"--python", SYSTEM_PYTHON, "--host-version"}, tree, env);
+  EXPECT_FALSE(contains(embedded_way.out, "extension module")) << embedded_way.out;
+
+  const auto embedded = run_host({"--python", SYSTEM_PYTHON, "--dump-kwargs"}, tree, env);
+  ASSERT_EQ(embedded.exit_code, 0) << embedded.err;
+  const auto extension =
+      run_host({"--python", python.string(), "--dump-kwargs", "--log-level", "debug"}, tree, env);
+  ASSERT_EQ(extension.exit_code, 0) << extension.err;
+  EXPECT_EQ(extension.out, embedded.out);
+  EXPECT_TRUE(contains(extension.err, "running as an extension module of CPython " + version +
+                                          " as " + python.string()))
+      << extension.err;
+
+  const auto first = run_host({"--python", SYSTEM_PYTHON, "bdist_wheel"}, tree, env);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const auto wheels = files_in(tree / "dist", ".whl");
+  ASSERT_EQ(wheels.size(), 1u);
+  const std::string embedded_wheel = read_file(wheels[0]);
+  const auto second = run_host({"--python", python.string(), "bdist_wheel"}, tree, env);
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_TRUE(contains(second.err, "0 objects compiled")) << second.err;
+  ASSERT_EQ(files_in(tree / "dist", ".whl"), wheels);
+  EXPECT_TRUE(read_file(wheels[0]) == embedded_wheel) << "the two wheels differ";
+
+  // A usage error and an error in setup.py: the same exit codes.
+  EXPECT_EQ(run_host({"--python", python.string(), "--dump-kwargs=all"}, tree, env).exit_code,
+            code::usage);
+  write_file(tree / "setup.py", "raise SystemExit(9)\n");
+  EXPECT_EQ(run_host({"--python", python.string(), "--dump-kwargs"}, tree, env).exit_code, 9);
 }
 
 // No free-threaded CPython exists here: a script in front of "the

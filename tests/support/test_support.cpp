@@ -157,6 +157,15 @@ std::string python_version(const fs::path& python) {
   return out.substr(0, out.find('\n'));
 }
 
+fs::path static_python_stand_in(const fs::path& dir) {
+  const fs::path python = dir / "static" / "bin" / ("python" + python_version(SYSTEM_PYTHON));
+  fs::create_directories(python.parent_path());
+  fs::copy_file(fs::canonical(SYSTEM_PYTHON), python, fs::copy_options::overwrite_existing);
+  EXPECT_FALSE(contains(must_run({"ldd", python.string()}, dir), "libpython"))
+      << SYSTEM_PYTHON << " links a shared libpython: no static stand-in here";
+  return python;
+}
+
 std::string path_with_stand_ins() { return path_with(STAND_INS); }
 
 std::string path_with_recording_git(const fs::path& bin, const fs::path& log) {

@@ -113,6 +113,13 @@ fs::path cached_venv(const fs::path& python);
 // "X.Y" of an interpreter (asks it).
 std::string python_version(const fs::path& python);
 
+// A static CPython with no shared libpython beside it: Debian's python3
+// binary (which links libpython statically) copied to <dir>/static/bin/
+// python3.X. Its stdlib and site-packages stay Debian's (found through its
+// built-in prefix); only the location of the binary is staged. Fails the
+// test when SYSTEM_PYTHON links a shared libpython.
+fs::path static_python_stand_in(const fs::path& dir);
+
 // PATH with the test stand-ins (tests/stand_ins: a recording cmake in front of
 // the real one, an auditwheel) first.
 std::string path_with_stand_ins();

@@ -1,14 +1,22 @@
 // The `ascend-setup` command (no libpython in it): resolves the interpreter
-// (interpreter.hpp), picks the host executable built for that interpreter's
-// major.minor from the host manifest and execs it. A host is
-// `ascend-setup-host-X.Y[-static]` in `libexec/ascend-setup/` next to the
-// launcher (build tree) or beside its bin/ directory (installed), listed in
-// that directory's `hosts.txt`, one `VERSION FILE [PREFIX]` line per host:
-// a host with a PREFIX is linked statically against that installation's
-// libpython and serves only it; a host without one is linked against a shared
-// libpythonX.Y and serves every installation of that minor that has one (the
-// launcher points LD_LIBRARY_PATH at it, so each installation runs on its own
-// libpython and finds its own stdlib and site-packages).
+// (interpreter.hpp), picks the host built for that interpreter's major.minor
+// from the host manifest, and starts it. The hosts are in
+// `libexec/ascend-setup/` next to the launcher (build tree) or beside its
+// bin/ directory (installed, the wheel included), listed in that directory's
+// `hosts.txt`, one `VERSION FILE [PREFIX]` line per host:
+// - `ascend-setup-host-X.Y.so`, the host module of a minor (no libpython in
+//   it), serves every installation of the minor, one of two ways: when the
+//   installation has a shared libpythonX.Y, the launcher loads that library
+//   (RTLD_GLOBAL) and the module into itself and calls the module's embedded
+//   main, so each installation runs on its own libpython, prefix and
+//   site-packages; when it has none (a static interpreter: manylinux's,
+//   Debian's python3 without libpython3.X), the launcher execs the
+//   interpreter itself with a bootstrap that imports the module as an
+//   extension module and runs the same host in it.
+// - a line with a PREFIX names an executable linked with that installation's
+//   static libpython; it serves only that installation and is exec'ed.
+// The patch options (--apply-patches, --patch-status, --restore-sources)
+// need no Python: the launcher runs them itself.
 #pragma once
 
 #include "base/launch/command_line.hpp"
@@ -21,14 +29,12 @@
 
 namespace ascend_setup {
 
-// Environment the launcher hands to the host: the interpreter to pose as,
-// and LD_LIBRARY_PATH's value before the launcher changed it ("=VALUE", or
-// "" when it was unset); the host reads and removes both.
+// Environment the launcher hands to the host: the interpreter to pose as;
+// the host reads and removes it (process plumbing, not build-time
+// environment: not in the registry).
 inline constexpr const char* interpreter_env = "ASCEND_SETUP_INTERPRETER";
-inline constexpr const char* saved_library_path_env = "ASCEND_SETUP_SAVED_LD_LIBRARY_PATH";
 
-// Reads one of the launcher's hand-off variables (these and LD_LIBRARY_PATH
-// are process plumbing, not build-time environment: not in the registry).
+// Reads one of the launcher's hand-off variables.
 std::optional<std::string> handoff_env(const char* name);
 
 struct HostEntry {
@@ -41,9 +47,17 @@ struct HostEntry {
 std::filesystem::path host_directory();
 std::vector<HostEntry> read_host_manifest(const std::filesystem::path& directory);
 
+// How a run starts its host.
+enum class HostStart {
+  executable,  // exec the static host executable
+  embedded,    // load libpython and the host module into the launcher
+  extension,   // exec the interpreter, which imports the host module
+};
+
 struct HostChoice {
   std::filesystem::path host;
-  std::optional<std::filesystem::path> library_dir;  // where its libpython is, for LD_LIBRARY_PATH
+  HostStart start = HostStart::executable;
+  std::optional<std::filesystem::path> libpython;  // embedded: the installation's own
 };
 
 // The host serving `interpreter`; Error (exit 3) naming the supported
@@ -51,12 +65,18 @@ struct HostChoice {
 HostChoice choose_host(const std::vector<HostEntry>& hosts, const std::filesystem::path& directory,
                        const InterpreterInfo& interpreter);
 
-// "3.10, 3.11 (static for /usr), ..." for messages and --host-version.
+// "3.10, 3.11 (static, for /usr), ..." for messages and --host-version.
 std::string describe_hosts(const std::vector<HostEntry>& hosts);
 
-// The whole launcher: --help and --host-version answered here, everything
-// else exec'ed in the chosen host with the original arguments. Returns only
-// on --help/--host-version; throws Error otherwise.
+// "embedded (libpython /usr/lib/.../libpython3.11.so.1.0)", "as an extension
+// module of the interpreter (no shared libpython3.13)", ...: the way a run
+// takes, for --host-version and the debug log.
+std::string describe_start(const HostChoice& choice, const InterpreterInfo& interpreter);
+
+// The whole launcher: --help and --host-version answered here, the patch
+// options run here, everything else handed to the chosen host with the
+// original arguments. Returns the exit code of what ran in this process;
+// throws Error when no host can serve.
 int launch(const HostOptions& options, const std::vector<std::string>& argv);
 
 }  // namespace ascend_setup

@@ -1,8 +1,11 @@
 #include "base/launch/launcher.hpp"
 
+#include "base/launch/host_process.hpp"
+#include "base/launch/run_start.hpp"
 #include "base/util/error.hpp"
 #include "base/util/strings.hpp"
 
+#include <dlfcn.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -20,22 +23,68 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Where an installation keeps libpythonX.Y.so.1.0 (pyenv: lib/, Debian: the
-// multiarch directory).
-std::optional<fs::path> shared_libpython_dir(const fs::path& prefix, const std::string& version) {
+// An installation's libpythonX.Y.so.1.0 (pyenv: lib/, Debian: the multiarch
+// directory), or nullopt for a static interpreter.
+std::optional<fs::path> shared_libpython(const fs::path& prefix, const std::string& version) {
   const std::string name = "libpython" + version + ".so.1.0";
   for (const fs::path& dir :
        {prefix / "lib", prefix / "lib64", prefix / "lib" / ASCEND_SETUP_MULTIARCH}) {
     if (fs::exists(dir / name)) {
-      return dir;
+      return dir / name;
     }
   }
   return std::nullopt;
 }
 
+// Run by the static interpreter with `-c`: the host module imported from its
+// file (nothing added to sys.path; the '' that -c put first taken off, as the
+// embedded start has none) and run with the launcher's argv as bytes.
+constexpr const char* extension_bootstrap =
+    "import os, sys\n"
+    "if not getattr(sys.flags, 'safe_path', False): del sys.path[0]\n"
+    "from importlib.util import spec_from_file_location, module_from_spec\n"
+    "module_from_spec(spec_from_file_location('_ascend_setup_host', sys.argv[1]))"
+    ".run([os.fsencode(arg) for arg in sys.argv[2:]])\n";
+
+[[noreturn]] void exec_or_throw(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const auto& arg : argv) {
+    args.push_back(const_cast<char*>(arg.c_str()));
+  }
+  args.push_back(nullptr);
+  execv(args[0], args.data());
+  throw Error("cannot run " + argv[0] + ": " + std::strerror(errno));
+}
+
+// Loads the installation's libpython for every module loaded after it (the
+// host module, then the extension modules of the stdlib and site-packages),
+// then the host module, and runs the host in this process.
+int run_embedded(const HostChoice& choice, const std::vector<std::string>& argv) {
+  if (dlopen(choice.libpython->c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
+    throw Error("cannot load " + choice.libpython->string() + ": " + dlerror());
+  }
+  void* module = dlopen(choice.host.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (module == nullptr) {
+    throw Error("cannot load the host " + choice.host.string() + ": " + dlerror() +
+                ": reinstall ascend-setup");
+  }
+  using Main = int (*)(int, char**);
+  auto main = reinterpret_cast<Main>(dlsym(module, "ascend_setup_embedded_main"));
+  if (main == nullptr) {
+    throw Error("the host " + choice.host.string() +
+                " has no ascend_setup_embedded_main: reinstall ascend-setup");
+  }
+  std::vector<char*> args;
+  for (const auto& arg : argv) {
+    args.push_back(const_cast<char*>(arg.c_str()));
+  }
+  args.push_back(nullptr);
+  return main(static_cast<int>(argv.size()), args.data());
+}
+
 std::string how_to_add() {
   return "to serve another CPython >= " ASCEND_SETUP_MIN_PYTHON
-         " (built with --enable-shared, not free-threaded), rebuild ascend-setup with "
+         " (not free-threaded), rebuild ascend-setup with "
          "-DASCEND_SETUP_PYTHONS=\"/path/to/python3.X;...\"";
 }
 
@@ -110,22 +159,32 @@ HostChoice choose_host(const std::vector<HostEntry>& hosts, const fs::path& dire
   for (const auto& host : hosts) {
     if (host.version == interpreter.version && host.prefix &&
         fs::equivalent(*host.prefix, interpreter.base_prefix)) {
-      return {directory / host.file, std::nullopt};
+      return {directory / host.file, HostStart::executable, std::nullopt};
     }
   }
   for (const auto& host : hosts) {
     if (host.version == interpreter.version && !host.prefix) {
-      auto library_dir = shared_libpython_dir(interpreter.base_prefix, interpreter.version);
-      if (!library_dir) {
-        throw Error(who + ", a CPython " + interpreter.version + " without a shared libpython" +
-                    interpreter.version + " under " + interpreter.base_prefix.string() +
-                    " (built without --enable-shared): " + served + " from shared libpythons; " +
-                    how_to_add());
-      }
-      return {directory / host.file, library_dir};
+      auto libpython = shared_libpython(interpreter.base_prefix, interpreter.version);
+      return {directory / host.file, libpython ? HostStart::embedded : HostStart::extension,
+              libpython};
     }
   }
   throw Error(who + ", a CPython " + interpreter.version + ": " + served + "; " + how_to_add());
+}
+
+std::string describe_start(const HostChoice& choice, const InterpreterInfo& interpreter) {
+  switch (choice.start) {
+    case HostStart::executable:
+      return "the static host " + choice.host.string();
+    case HostStart::embedded:
+      return "embedded by the host " + choice.host.string() + " (libpython " +
+             choice.libpython->string() + ")";
+    case HostStart::extension:
+      return "the host " + choice.host.string() +
+             " as an extension module of the interpreter (no shared libpython" +
+             interpreter.version + " under " + interpreter.base_prefix.string() + ")";
+  }
+  return "";
 }
 
 int launch(const HostOptions& options, const std::vector<std::string>& argv) {
@@ -133,52 +192,46 @@ int launch(const HostOptions& options, const std::vector<std::string>& argv) {
     std::cout << options.help_text;
     return exit_code::ok;
   }
+  if (options.patch_action != PatchAction::none) {
+    return run_host_process(argv, "", run_patch_command);
+  }
   const fs::path directory = host_directory();
   const std::vector<HostEntry> hosts = read_host_manifest(directory);
   if (options.host_version) {
     std::cout << "ascend-setup " << ASCEND_SETUP_VERSION << " (CPython " << describe_hosts(hosts)
               << ")\n";
+    // The way a run would take with this command line's interpreter.
+    try {
+      const InterpreterInfo interpreter = resolve_interpreter(options.python);
+      std::cout << interpreter.origin << ": CPython " << interpreter.version << " at "
+                << interpreter.executable.string() << ", "
+                << describe_start(choose_host(hosts, directory, interpreter), interpreter) << "\n";
+    } catch (const Error& error) {
+      std::cout << "not served: " << error.what() << "\n";
+    }
     return exit_code::ok;
   }
-  HostChoice choice;
-  std::optional<InterpreterInfo> interpreter;
-  try {
-    interpreter = resolve_interpreter(options.python);
-    choice = choose_host(hosts, directory, *interpreter);
-  } catch (const Error&) {
-    if (options.patch_action == PatchAction::none) {
-      throw;
+  const InterpreterInfo interpreter = resolve_interpreter(options.python);
+  const HostChoice choice = choose_host(hosts, directory, interpreter);
+  ::setenv(interpreter_env, interpreter.executable.c_str(), 1);
+  spdlog::debug("CPython {} at {} ({}): {}", interpreter.version, interpreter.executable.string(),
+                interpreter.origin, describe_start(choice, interpreter));
+  switch (choice.start) {
+    case HostStart::embedded:
+      return run_embedded(choice, argv);
+    case HostStart::extension: {
+      std::vector<std::string> args{interpreter.executable.string(), "-c", extension_bootstrap,
+                                    choice.host.string()};
+      args.insert(args.end(), argv.begin(), argv.end());
+      exec_or_throw(args);
     }
-    // The patch options run no Python: any host does, a static one best.
-    interpreter.reset();
-    choice = {directory / hosts.front().file, std::nullopt};
-    for (const auto& host : hosts) {
-      if (host.prefix) {
-        choice.host = directory / host.file;
-      }
+    case HostStart::executable: {
+      std::vector<std::string> args{choice.host.string()};
+      args.insert(args.end(), argv.begin() + 1, argv.end());
+      exec_or_throw(args);
     }
   }
-  if (interpreter) {
-    ::setenv(interpreter_env, interpreter->executable.c_str(), 1);
-    spdlog::debug("CPython {} at {} ({}): host {}", interpreter->version,
-                  interpreter->executable.string(), interpreter->origin, choice.host.string());
-  }
-  if (choice.library_dir) {
-    const auto saved = handoff_env("LD_LIBRARY_PATH");
-    ::setenv(saved_library_path_env, saved ? ("=" + *saved).c_str() : "", 1);
-    ::setenv(
-        "LD_LIBRARY_PATH",
-        (choice.library_dir->string() + (saved && !saved->empty() ? ":" + *saved : "")).c_str(), 1);
-  }
-  std::vector<char*> args;
-  const std::string host = choice.host.string();
-  args.push_back(const_cast<char*>(host.c_str()));
-  for (size_t i = 1; i < argv.size(); ++i) {
-    args.push_back(const_cast<char*>(argv[i].c_str()));
-  }
-  args.push_back(nullptr);
-  execv(host.c_str(), args.data());
-  throw Error("cannot run the host " + host + ": " + std::strerror(errno));
+  return exit_code::python_error;
 }
 
 }  // namespace ascend_setup

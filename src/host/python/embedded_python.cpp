@@ -9,8 +9,11 @@
 #include "host/python/python_children.hpp"
 
 #include <pybind11/embed.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
+#include <string_view>
 
 namespace py = pybind11;
 
@@ -53,6 +56,80 @@ void print_traceback(py::error_already_set& error) {
   py::module_::import("traceback").attr("print_exception")(error.type(), error.value(), trace);
 }
 
+// The embedded start: the interpreter configured as `interpreter` would be
+// run, with setup.py's argv.
+void start_interpreter(const Interpreter& interpreter, const std::vector<std::string>& argv_strings) {
+  PyConfig config;
+  PyConfig_InitPythonConfig(&config);
+  config.parse_argv = 0;               // argv is setup.py's, not Python's
+  config.install_signal_handlers = 1;  // Ctrl-C raises KeyboardInterrupt
+  // sys.executable must be a real interpreter: upstream hands it to CMake as
+  // Python3_EXECUTABLE and setuptools spawns it. It also locates a venv.
+  PyStatus status =
+      PyConfig_SetBytesString(&config, &config.executable, interpreter.executable.c_str());
+  if (!PyStatus_Exception(status)) {
+    status = PyConfig_SetBytesString(&config, &config.program_name, interpreter.executable.c_str());
+  }
+  if (PyStatus_Exception(status)) {
+    PyConfig_Clear(&config);
+    throw Error("cannot configure the embedded Python interpreter");
+  }
+  std::vector<const char*> argv;
+  for (const auto& arg : argv_strings) {
+    argv.push_back(arg.c_str());
+  }
+  try {
+    py::initialize_interpreter(&config, static_cast<int>(argv.size()), argv.data(), false);
+  } catch (const std::exception& error) {
+    throw Error(std::string("cannot start the embedded Python interpreter: ") + error.what());
+  }
+}
+
+// The extension module's start: the interpreter runs already (the launcher
+// exec'ed it with its bootstrap, which took '' off sys.path), started from
+// the environment as it was before the host set the Ascend defaults and took
+// its hand-off variables out. What the embedded start gets from PyConfig is
+// made true here: setup.py's argv, os.environ equal to the process's
+// environment, and sys.stdout buffered as it would be had it been opened
+// on today's file descriptor 1 (MachineOutput may have pointed it at stderr).
+void adopt_running_interpreter(const std::vector<std::string>& argv_strings) {
+  py::list argv;
+  for (const auto& arg : argv_strings) {
+    argv.append(py::reinterpret_steal<py::object>(
+        PyUnicode_DecodeFSDefaultAndSize(arg.data(), static_cast<Py_ssize_t>(arg.size()))));
+  }
+  py::module_ sys = py::module_::import("sys");
+  sys.attr("argv") = argv;
+  py::module_ os = py::module_::import("os");
+  py::object environb = os.attr("environb");
+  py::dict now;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    const size_t equals = text.find('=');
+    if (equals != std::string_view::npos && equals > 0) {
+      now[py::bytes(text.substr(0, equals))] = py::bytes(text.substr(equals + 1));
+    }
+  }
+  // Assignments and deletions through os.environb call putenv/unsetenv with
+  // what the process's environment already says: only Python's copy changes.
+  for (const py::handle key : py::list(environb.attr("keys")())) {
+    if (!now.contains(key)) {
+      environb.attr("__delitem__")(key);
+    }
+  }
+  for (const auto& [key, value] : now) {
+    if (!environb.attr("get")(key).equal(value)) {
+      environb.attr("__setitem__")(key, value);
+    }
+  }
+  py::object out = sys.attr("stdout");
+  // An unbuffered stdout (-u, PYTHONUNBUFFERED) is write-through; it stays so.
+  if (!out.is_none() && py::hasattr(out, "reconfigure") &&
+      !py::bool_(py::getattr(out, "write_through", py::bool_(true)))) {
+    out.attr("reconfigure")(py::arg("line_buffering") = ::isatty(1) == 1);
+  }
+}
+
 }  // namespace
 
 std::string linked_python_version() {
@@ -80,31 +157,13 @@ Interpreter choose_interpreter(const std::optional<std::filesystem::path>& expli
 EmbeddedPython::EmbeddedPython(const Interpreter& interpreter, const std::filesystem::path& script,
                                const std::vector<std::string>& args,
                                const std::filesystem::path& path0) {
-  PyConfig config;
-  PyConfig_InitPythonConfig(&config);
-  config.parse_argv = 0;               // argv is setup.py's, not Python's
-  config.install_signal_handlers = 1;  // Ctrl-C raises KeyboardInterrupt
-  // sys.executable must be a real interpreter: upstream hands it to CMake as
-  // Python3_EXECUTABLE and setuptools spawns it. It also locates a venv.
-  PyStatus status =
-      PyConfig_SetBytesString(&config, &config.executable, interpreter.executable.c_str());
-  if (!PyStatus_Exception(status)) {
-    status = PyConfig_SetBytesString(&config, &config.program_name, interpreter.executable.c_str());
-  }
-  if (PyStatus_Exception(status)) {
-    PyConfig_Clear(&config);
-    throw Error("cannot configure the embedded Python interpreter");
-  }
   std::vector<std::string> argv_strings{script.string()};
   argv_strings.insert(argv_strings.end(), args.begin(), args.end());
-  std::vector<const char*> argv;
-  for (const auto& arg : argv_strings) {
-    argv.push_back(arg.c_str());
-  }
-  try {
-    py::initialize_interpreter(&config, static_cast<int>(argv.size()), argv.data(), false);
-  } catch (const std::exception& error) {
-    throw Error(std::string("cannot start the embedded Python interpreter: ") + error.what());
+  const bool running = Py_IsInitialized() != 0;
+  if (running) {
+    adopt_running_interpreter(argv_strings);
+  } else {
+    start_interpreter(interpreter, argv_strings);
   }
   PyGC_Disable();  // until resume_garbage_collection()
   py::module_::import("sys").attr("path").attr("insert")(0, path0.string());
@@ -120,7 +179,8 @@ EmbeddedPython::EmbeddedPython(const Interpreter& interpreter, const std::filesy
   install_stop_signal_handlers();
   set_stop_hook(interrupt_python);
   track_python_children();
-  spdlog::debug("embedded Python {} as {}", linked_python_version(),
+  spdlog::debug("{} CPython {} as {}",
+                running ? "running as an extension module of" : "embedded", linked_python_version(),
                 interpreter.executable.string());
 }
 

@@ -1,0 +1,44 @@
+// ascend-setup-host-X.Y.so: the host of one CPython minor, one file started
+// two ways (launcher.hpp chooses):
+// - embedded: the launcher loads the installation's libpython (RTLD_GLOBAL),
+//   then this file, and calls ascend_setup_embedded_main(), which starts the
+//   interpreter (EmbeddedPython);
+// - as an extension module: an interpreter with no shared libpython (a
+//   static build: manylinux, Debian's python3 without libpython3.X) runs the
+//   launcher's bootstrap, which imports this file as `_ascend_setup_host`
+//   and calls run(argv); EmbeddedPython then adopts the running interpreter.
+// Either way the process ends here: run() exits instead of returning, as the
+// embedded host does, so no Python teardown follows.
+#include "base/launch/host_process.hpp"
+#include "host/host.hpp"
+#include "host/python/embedded_python.hpp"
+
+#include <pybind11/stl.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace {
+
+std::string version_line(const char* way) {
+  return "ascend-setup " ASCEND_SETUP_VERSION " (CPython " +
+         ascend_setup::linked_python_version() + ", " + way + ")";
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int ascend_setup_embedded_main(int argc,
+                                                                                char** argv) {
+  using namespace ascend_setup;
+  return run_host_process(std::vector<std::string>(argv, argv + argc), version_line("embedded"),
+                          run_host);
+}
+
+PYBIND11_MODULE(_ascend_setup_host, module) {
+  module.def("run", [](const std::vector<std::string>& argv) {
+    using namespace ascend_setup;
+    const int code = run_host_process(argv, version_line("extension module"), run_host);
+    std::fflush(nullptr);
+    std::exit(code);
+  });
+}
