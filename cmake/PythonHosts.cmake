@@ -1,13 +1,10 @@
 # The CPythons ascend-setup serves: one host module per major.minor
 # (ascend-setup-host-X.Y.so, linked with no libpython: the launcher loads it
 # after the installation's own libpython, or a static interpreter imports it
-# as an extension module; src/base/launch/launcher.hpp), plus a static host
-# executable for the default interpreter when its installation ships a
-# libpythonX.Y.a (Debian's is the PGO build: fewer instructions than its .so).
-# A minor needs only its headers: a static interpreter's do.
+# as an extension module; src/base/launch/launcher.hpp). A minor needs only
+# its headers: a static interpreter's do.
 #
 #   ASCEND_SETUP_PYTHONS        interpreters to build for (default: found, see below)
-#   ASCEND_SETUP_STATIC_PYTHON  also link the default interpreter's libpython.a (ON)
 #
 # Found by default, in this order (the first of a minor wins; the very first is
 # the default interpreter of the tests): /usr/bin/python3, every
@@ -15,19 +12,16 @@
 set(ASCEND_SETUP_MIN_PYTHON 3.10)
 set(ASCEND_SETUP_PYTHONS "" CACHE STRING
     "Python interpreters to build hosts for (;-list); empty: find CPython >= ${ASCEND_SETUP_MIN_PYTHON}")
-option(ASCEND_SETUP_STATIC_PYTHON "Link the default interpreter's static libpython too, when it has one" ON)
 
-# Sets <var>_VERSION, _PREFIX, _INCLUDE, _SHARED, _STATIC, _LIBS, _OK (and
+# Sets <var>_VERSION, _PREFIX, _INCLUDE, _SHARED, _OK (and
 # _WHY when not OK) for one interpreter.
 function(ascend_setup_probe_python executable var)
   set(script [=[
 import sys, sysconfig, os
 v = sysconfig.get_config_var
-libs = ' '.join(str(v(k) or '') for k in ('LIBS', 'SYSLIBS', 'MODLIBS'))
 shared = os.path.join(v('LIBDIR') or '', v('LDLIBRARY') or '') if v('Py_ENABLE_SHARED') else ''
-static = os.path.join(v('LIBPL') or '', v('LIBRARY') or '')
 for x in (sys.implementation.name, '%d.%d' % sys.version_info[:2], sys.base_prefix,
-          sysconfig.get_paths()['include'], shared, static, libs, v('Py_GIL_DISABLED') or 0):
+          sysconfig.get_paths()['include'], shared, v('Py_GIL_DISABLED') or 0):
     print(x)
 ]=])
   execute_process(COMMAND ${executable} -I -c "${script}" OUTPUT_VARIABLE out ERROR_QUIET
@@ -40,26 +34,20 @@ for x in (sys.implementation.name, '%d.%d' % sys.version_info[:2], sys.base_pref
   endif()
   string(REPLACE "\n" ";" fields "${out}")
   list(LENGTH fields count)
-  if(NOT count EQUAL 8)
+  if(NOT count EQUAL 6)
     set(${var}_WHY "unexpected answer" PARENT_SCOPE)
     return()
   endif()
   list(GET fields 0 implementation)
   list(GET fields 1 version)
   list(GET fields 4 shared)
-  list(GET fields 7 free_threaded)
+  list(GET fields 5 free_threaded)
   set(${var}_VERSION ${version} PARENT_SCOPE)
   list(GET fields 2 prefix)
   set(${var}_PREFIX ${prefix} PARENT_SCOPE)
   list(GET fields 3 include)
   set(${var}_INCLUDE ${include} PARENT_SCOPE)
   set(${var}_SHARED ${shared} PARENT_SCOPE)
-  list(GET fields 5 static)
-  set(${var}_STATIC ${static} PARENT_SCOPE)
-  list(GET fields 6 libs)
-  separate_arguments(libs UNIX_COMMAND "${libs}")
-  list(REMOVE_DUPLICATES libs)
-  set(${var}_LIBS ${libs} PARENT_SCOPE)
   if(NOT implementation STREQUAL "cpython")
     set(${var}_WHY "${implementation}, not CPython" PARENT_SCOPE)
   elseif(version VERSION_LESS ASCEND_SETUP_MIN_PYTHON)
@@ -122,9 +110,6 @@ foreach(candidate IN LISTS candidates)
   if(NOT ASCEND_SETUP_DEFAULT_PYTHON)
     set(ASCEND_SETUP_DEFAULT_PYTHON ${candidate})
     set(ASCEND_SETUP_DEFAULT_VERSION ${probe_VERSION})
-    set(default_probe_static ${probe_STATIC})
-    set(default_probe_prefix ${probe_PREFIX})
-    set(default_probe_libs ${probe_LIBS})
   endif()
   if(probe_VERSION IN_LIST ASCEND_SETUP_HOST_VERSIONS)
     continue()
@@ -142,7 +127,7 @@ endif()
 
 set(ASCEND_SETUP_HOST_DIR ${CMAKE_BINARY_DIR}/libexec/ascend-setup)
 set(ASCEND_SETUP_HOST_TARGETS)
-set(host_manifest "# VERSION FILE [PREFIX of the one installation a static host serves]\n")
+set(host_manifest "# VERSION FILE\n")
 
 # The host flow and the Python-dependent units, compiled once per minor.
 function(ascend_setup_add_host version)
@@ -171,7 +156,7 @@ function(ascend_setup_add_host version)
   set(host ascend-setup-host-${version})
   add_library(${host} MODULE src/mains/host_module.cpp)
   target_compile_options(${host} PRIVATE ${ASCEND_SETUP_WARNINGS})
-  target_link_options(${host} PRIVATE -Wl,--exclude-libs,ALL
+  target_link_options(${host} PRIVATE ${ASCEND_SETUP_SHIPPED_LINK_OPTIONS} -Wl,--exclude-libs,ALL
                       -Wl,--version-script=${PROJECT_SOURCE_DIR}/cmake/host_module.map)
   set_property(TARGET ${host} APPEND PROPERTY LINK_DEPENDS ${PROJECT_SOURCE_DIR}/cmake/host_module.map)
   target_link_libraries(${host} PRIVATE ascend_setup_py${tag})
@@ -188,22 +173,6 @@ foreach(version IN LISTS ASCEND_SETUP_HOST_VERSIONS)
   ascend_setup_add_host(${version})
 endforeach()
 
-# Debian's libpython3.X.a is non-PIC: it can only go into a non-PIE executable,
-# exporting its symbols for the extension modules it loads (as /usr/bin/python3).
-if(ASCEND_SETUP_STATIC_PYTHON AND EXISTS "${default_probe_static}")
-  string(REPLACE "." "" tag ${ASCEND_SETUP_DEFAULT_VERSION})
-  set(host ascend-setup-host-${ASCEND_SETUP_DEFAULT_VERSION}-static)
-  add_executable(${host} src/mains/host_main.cpp)
-  target_compile_options(${host} PRIVATE ${ASCEND_SETUP_WARNINGS})
-  target_link_options(${host} PRIVATE -no-pie -Wl,--export-dynamic)
-  target_link_libraries(${host} PRIVATE ascend_setup_py${tag} ${default_probe_static}
-                                        ${default_probe_libs})
-  set_target_properties(${host} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${ASCEND_SETUP_HOST_DIR})
-  list(APPEND ASCEND_SETUP_HOST_TARGETS ${host})
-  # First in the manifest: the launcher prefers a host bound to the installation.
-  set(host_manifest "${ASCEND_SETUP_DEFAULT_VERSION} ${host} ${default_probe_prefix}\n${host_manifest}")
-  message(STATUS "ascend-setup: static host for ${default_probe_prefix} from ${default_probe_static}")
-endif()
 # Written only when it changes: a launcher may be reading it.
 file(CONFIGURE OUTPUT ${ASCEND_SETUP_HOST_DIR}/hosts.txt CONTENT "${host_manifest}" @ONLY)
 

@@ -3,16 +3,23 @@
 
 Runs CMake (configure, build, install into a staging directory) and packs
 what ``cmake --install`` installs into one wheel: ``bin/ascend-setup`` as a
-script, the host executables and their manifest under ``libexec/ascend-setup``
+script, the host modules and their manifest under ``libexec/ascend-setup``
 and the docs as data (both relative to the environment's prefix, where the
 launcher looks: ``<bin>/../libexec/ascend-setup``), the ``ascend_setup``
 package at the root. Only the standard library: it runs offline with Debian's
-packages. The binaries serve every CPython the build found, so the wheel is
-``py3-none-<platform>``.
+packages (and Debian's source packages, for the static libcurl and zlib).
+
+The build is portable by default (``-DASCEND_SETUP_PORTABLE=ON``: every
+dependency and the C++ runtime linked in, scripts/build-static-deps.sh run
+first), and the wheel is then ``py3-none-manylinux_2_34_<arch>``: one wheel
+for every CPython the build found, on any glibc >= 2.34
+(scripts/check-wheel-policy.py checks it). A build directory configured
+without it gives ``py3-none-linux_<arch>``, for this machine only.
 
 config_settings: ``build-dir`` (default ``<checkout>/build/pip``; an existing,
 configured build directory is built as it is), ``build-type`` (default
-RelWithDebInfo).
+Release), ``portable`` ("0" for a build linked with the system's libraries),
+``static-deps`` (default ``<build-dir>/static-deps``).
 """
 
 import base64
@@ -38,8 +45,21 @@ def _version():
     return match.group(1)
 
 
-def _tag():
-    return "py3-none-" + sysconfig.get_platform().replace("-", "_").replace(".", "_")
+# The policy the portable build is made for: glibc 2.34 (AlmaLinux 9, the
+# release image; Debian 12 has 2.36), checked by scripts/check-wheel-policy.py.
+PORTABLE_POLICY = "manylinux_2_34"
+
+
+def _portable(build):
+    with open(os.path.join(build, "CMakeCache.txt"), encoding="utf-8") as cache:
+        return re.search(r"^ASCEND_SETUP_PORTABLE:BOOL=(ON|TRUE|1)$", cache.read(), re.M) is not None
+
+
+def _tag(build):
+    platform = sysconfig.get_platform().replace("-", "_").replace(".", "_")
+    if _portable(build):
+        platform = PORTABLE_POLICY + "_" + platform.split("_", 1)[1]
+    return "py3-none-" + platform
 
 
 def _cmake(args):
@@ -48,15 +68,23 @@ def _cmake(args):
 
 
 def _stage(config_settings, staging):
+    """Builds and installs into `staging`; returns the build directory."""
     settings = config_settings or {}
     build = os.path.abspath(settings.get("build-dir") or os.path.join("build", "pip"))
     if not os.path.exists(os.path.join(build, "CMakeCache.txt")):
         generator = ["-G", "Ninja"] if shutil.which("ninja") else []
-        _cmake(["-S", ".", "-B", build] + generator + [
-            "-DCMAKE_BUILD_TYPE=" + settings.get("build-type", "RelWithDebInfo"),
-            "-DASCEND_SETUP_TESTS=OFF"])
+        options = ["-DCMAKE_BUILD_TYPE=" + settings.get("build-type", "Release"),
+                   "-DASCEND_SETUP_TESTS=OFF", "-DASCEND_SETUP_BENCH=OFF"]
+        if settings.get("portable", "1") != "0":
+            deps = os.path.abspath(settings.get("static-deps") or os.path.join(build, "static-deps"))
+            print("project_build: scripts/build-static-deps.sh " + deps, file=sys.stderr, flush=True)
+            subprocess.run(["bash", os.path.join("scripts", "build-static-deps.sh"), deps],
+                           check=True, stdout=sys.stderr)
+            options += ["-DASCEND_SETUP_PORTABLE=ON", "-DASCEND_SETUP_STATIC_DEPS=" + deps]
+        _cmake(["-S", ".", "-B", build] + generator + options)
     _cmake(["--build", build, "--target", "ascend-setup"])
     _cmake(["--install", build, "--prefix", staging])
+    return build
 
 
 def _record_line(name, data):
@@ -101,9 +129,10 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     version = _version()
     dist_info = "%s-%s.dist-info" % (NAME, version)
     data_dir = "%s-%s.data" % (NAME, version)
-    name = "%s-%s-%s.whl" % (NAME, version, _tag())
     with tempfile.TemporaryDirectory(prefix="ascend-setup-stage-") as staging:
-        _stage(config_settings, staging)
+        build = _stage(config_settings, staging)
+        tag = _tag(build)
+        name = "%s-%s-%s.whl" % (NAME, version, tag)
         records = []
         os.makedirs(wheel_directory, exist_ok=True)
         part = os.path.join(wheel_directory, name + ".part")
@@ -120,7 +149,7 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
                     add(arcname, source.read(), os.stat(path).st_mode & 0o777)
             add(dist_info + "/METADATA", _metadata(version).encode())
             add(dist_info + "/WHEEL", ("Wheel-Version: 1.0\nGenerator: ascend-setup project_build\n"
-                                       "Root-Is-Purelib: false\nTag: %s\n" % _tag()).encode())
+                                       "Root-Is-Purelib: false\nTag: %s\n" % tag).encode())
             record = "\n".join(records + [dist_info + "/RECORD,,"]) + "\n"
             wheel.writestr(zipfile.ZipInfo(dist_info + "/RECORD", (1980, 1, 1, 0, 0, 0)), record)
         os.replace(part, os.path.join(wheel_directory, name))

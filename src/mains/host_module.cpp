@@ -21,14 +21,14 @@
 namespace {
 
 std::string version_line(const char* way) {
-  return "ascend-setup " ASCEND_SETUP_VERSION " (CPython " +
-         ascend_setup::linked_python_version() + ", " + way + ")";
+  return "ascend-setup " ASCEND_SETUP_VERSION " (CPython " + ascend_setup::linked_python_version() +
+         ", " + way + ")";
 }
 
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) int ascend_setup_embedded_main(int argc,
-                                                                                char** argv) {
+                                                                                 char** argv) {
   using namespace ascend_setup;
   return run_host_process(std::vector<std::string>(argv, argv + argc), version_line("embedded"),
                           run_host);

@@ -184,6 +184,8 @@ class InterruptionTest : public ExampleTreeTest {
     }
     return run_host(args, tree, all);
   }
+  // A stop ends every process setup.py started (see the definition).
+  void expect_stop_ends_every_process(const std::vector<std::string>& extra_args);
   // Pristine or patched, nothing in between, and nothing left over.
   void expect_whole(const std::string& context) {
     const auto state = tree_state(tree);
@@ -514,7 +516,7 @@ TEST_F(InterruptionTest, StopDuringCmakeBuildLeavesNoChildRunningWithStandInComp
 // os.posix_spawn, a double fork; then it blocks in os.system. A stop signal
 // to ascend-setup ends every one of them, and the run exits 128 + signal; a
 // process the test started itself (not ascend-setup's) is left alone.
-TEST_F(InterruptionTest, StopEndsProcessesStartedOutsidePopen_SetupPyStandIn) {
+void InterruptionTest::expect_stop_ends_every_process(const std::vector<std::string>& extra_args) {
   const fs::path project = dir.path() / "project";
   const fs::path pids = dir.path() / "pids";
   write_file(project / "setup.py",
@@ -546,10 +548,7 @@ TEST_F(InterruptionTest, StopEndsProcessesStartedOutsidePopen_SetupPyStandIn) {
     ::execl("/bin/sleep", "sleep", "300", nullptr);
     ::_exit(127);
   }
-  // Embedded, and in a static interpreter as an extension module (SIGHUP).
-  const fs::path static_python = static_python_stand_in(dir.path());
   for (int number : {SIGTERM, SIGHUP}) {
-    SCOPED_TRACE(number == SIGHUP ? "extension module" : "embedded");
     const fs::path ready = dir.path() / "ready";
     fs::remove(ready);
     fs::remove(pids);
@@ -557,9 +556,7 @@ TEST_F(InterruptionTest, StopEndsProcessesStartedOutsidePopen_SetupPyStandIn) {
     all["PIDS"] = pids.string();
     all["READY"] = ready.string();
     std::vector<std::string> args{"-C", project.string(), "--dump-kwargs=captured"};
-    if (number == SIGHUP) {
-      args.insert(args.end(), {"--python", static_python.string()});
-    }
+    args.insert(args.end(), extra_args.begin(), extra_args.end());
     BackgroundRun run(args, dir.path(), all, dir.path() / "run");
     for (int i = 0; i < 2400 && !fs::exists(ready) && !run.wait_at_most(std::chrono::seconds(0));
          ++i) {
@@ -589,13 +586,20 @@ TEST_F(InterruptionTest, StopEndsProcessesStartedOutsidePopen_SetupPyStandIn) {
   ::waitpid(bystander, nullptr, 0);
 }
 
+TEST_F(InterruptionTest, StopEndsProcessesStartedOutsidePopen_SetupPyStandIn) {
+  expect_stop_ends_every_process({});
+}
+
+// The same in a static interpreter, which runs the host as an extension module.
+TEST_F(InterruptionTest, StopEndsProcessesStartedOutsidePopen_SetupPyStandInStaticInterpreter) {
+  expect_stop_ends_every_process({"--python", static_python_stand_in(dir.path()).string()});
+}
+
 // A stop signal that arrives before ascend-setup's handlers exist (here: it
 // starts with the signal pending) ends with the documented exit code, not
 // the signal's default action, and nothing is done: the tree stays pristine.
-// Also when the launcher ends without starting a host (no such interpreter),
-// and when it execs a static interpreter to run the host module in.
+// Also when the launcher ends without starting a host (no such interpreter).
 TEST_F(InterruptionTest, StopBeforeTheHandlersExistEndsWithItsExitCodeAndDoesNothing) {
-  const fs::path static_python = static_python_stand_in(dir.path());
   for (int number : {SIGINT, SIGTERM, SIGHUP}) {
     BackgroundRun apply({"--apply-patches"}, tree, env, dir.path() / "apply", number);
     EXPECT_EQ(apply.wait(), 128 + number) << apply.err();
@@ -605,11 +609,19 @@ TEST_F(InterruptionTest, StopBeforeTheHandlersExistEndsWithItsExitCodeAndDoesNot
     BackgroundRun usage({"--python", "/nonexistent/python3"}, tree, env, dir.path() / "usage",
                         number);
     EXPECT_EQ(usage.wait(), 128 + number) << usage.err();
-    // Pending across the exec of a static interpreter, until the host module's handlers.
-    BackgroundRun extension({"--python", static_python.string(), "bdist_wheel"}, tree, env,
-                            dir.path() / "extension", number);
-    EXPECT_EQ(extension.wait(), 128 + number) << extension.err();
-    EXPECT_FALSE(extension.died_of_signal());
+  }
+  EXPECT_FALSE(fs::exists(tree / "build" / "ascend-setup")) << "the run did something";
+}
+
+// A stop pending across the exec of a static interpreter is handled as soon
+// as the host module's handlers exist: nothing is done.
+TEST_F(InterruptionTest, StopBeforeTheHandlersExistInAStaticInterpreterDoesNothing) {
+  const fs::path static_python = static_python_stand_in(dir.path());
+  for (int number : {SIGINT, SIGTERM}) {
+    BackgroundRun run({"--python", static_python.string(), "bdist_wheel"}, tree, env,
+                      dir.path() / "run", number);
+    EXPECT_EQ(run.wait(), 128 + number) << run.err();
+    EXPECT_FALSE(run.died_of_signal());
     EXPECT_EQ(tree_state(tree), pristine) << "signal " << number;
   }
   EXPECT_FALSE(fs::exists(tree / "build" / "ascend-setup")) << "the run did something";

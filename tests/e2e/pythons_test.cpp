@@ -152,7 +152,7 @@ void expect_unservable(const ascend_setup::ProcessResult& result, const std::str
 // as an extension module, and gives what an embedded run gives: the same
 // kwargs, and with SOURCE_DATE_EPOCH the same wheel, byte for byte.
 // --host-version and the debug log say which way each run took.
-TEST(Pythons, StaticPythonIsServedAsAnExtensionModule_StandInDebiansStaticBinaryCopiedElsewhere) {
+TEST(Pythons, StaticInterpreterIsServedAsAnExtensionModule_StandInDebiansBinaryCopiedElsewhere) {
   TempDir dir;
   const fs::path tree = copy_example_tree(dir.path());
   const fs::path python = static_python_stand_in(dir.path());
@@ -164,8 +164,8 @@ TEST(Pythons, StaticPythonIsServedAsAnExtensionModule_StandInDebiansStaticBinary
   const auto way = run_host({"--python", python.string(), "--host-version"}, tree, env);
   EXPECT_TRUE(contains(way.out, "ascend-setup-host-" + version +
                                     ".so as an extension module of the interpreter (no shared "
-                                    "libpython" + version + " under " +
-                                    (dir.path() / "static").string() + ")"))
+                                    "libpython" +
+                                    version + " under " + (dir.path() / "static").string() + ")"))
       << way.out;
   const auto embedded_way = run_host({"--python", SYSTEM_PYTHON, "--host-version"}, tree, env);
   EXPECT_FALSE(contains(embedded_way.out, "extension module")) << embedded_way.out;

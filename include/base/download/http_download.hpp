@@ -59,8 +59,8 @@ class DownloadError : public Error {
 
 // The options from the registry's download variables (connections, attempts,
 // stall seconds, CA bundle: CURL_CA_BUNDLE, else SSL_CERT_FILE, else
-// REQUESTS_CA_BUNDLE; SSL_CERT_DIR). Proxies: libcurl reads http_proxy,
-// https_proxy, all_proxy and no_proxy itself.
+// REQUESTS_CA_BUNDLE, else the system's (util/ca_bundle.hpp); SSL_CERT_DIR). Proxies: libcurl reads
+// http_proxy, https_proxy, all_proxy and no_proxy itself.
 DownloadOptions download_options_from_environment();
 
 // Downloads `url` to `target` (see the top). An existing `target` is replaced.

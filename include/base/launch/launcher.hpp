@@ -3,18 +3,17 @@
 // from the host manifest, and starts it. The hosts are in
 // `libexec/ascend-setup/` next to the launcher (build tree) or beside its
 // bin/ directory (installed, the wheel included), listed in that directory's
-// `hosts.txt`, one `VERSION FILE [PREFIX]` line per host:
-// - `ascend-setup-host-X.Y.so`, the host module of a minor (no libpython in
-//   it), serves every installation of the minor, one of two ways: when the
-//   installation has a shared libpythonX.Y, the launcher loads that library
-//   (RTLD_GLOBAL) and the module into itself and calls the module's embedded
-//   main, so each installation runs on its own libpython, prefix and
-//   site-packages; when it has none (a static interpreter: manylinux's,
-//   Debian's python3 without libpython3.X), the launcher execs the
-//   interpreter itself with a bootstrap that imports the module as an
-//   extension module and runs the same host in it.
-// - a line with a PREFIX names an executable linked with that installation's
-//   static libpython; it serves only that installation and is exec'ed.
+// `hosts.txt`, one `VERSION FILE` line per host: `ascend-setup-host-X.Y.so`,
+// the host module of a minor (no libpython in it), serves every installation
+// of the minor, one of two ways:
+// - embedded: when the installation has a shared libpythonX.Y, the launcher
+//   loads that library (RTLD_GLOBAL) and the module into itself and calls
+//   the module's embedded main, so each installation runs on its own
+//   libpython, prefix and site-packages;
+// - as an extension module: when it has none (a static interpreter:
+//   manylinux's, Debian's python3 without libpython3.X), the launcher execs
+//   the interpreter itself with a bootstrap that imports the module and runs
+//   the same host in it.
 // The patch options (--apply-patches, --patch-status, --restore-sources)
 // need no Python: the launcher runs them itself.
 #pragma once
@@ -38,25 +37,23 @@ inline constexpr const char* interpreter_env = "ASCEND_SETUP_INTERPRETER";
 std::optional<std::string> handoff_env(const char* name);
 
 struct HostEntry {
-  std::string version;                          // "3.11"
-  std::string file;                             // relative to the manifest's directory
-  std::optional<std::filesystem::path> prefix;  // a static host's installation
+  std::string version;  // "3.11"
+  std::string file;     // relative to the manifest's directory
 };
 
 // The hosts of this build/installation; throws Error when there is no manifest.
 std::filesystem::path host_directory();
 std::vector<HostEntry> read_host_manifest(const std::filesystem::path& directory);
 
-// How a run starts its host.
+// How a run starts its host module.
 enum class HostStart {
-  executable,  // exec the static host executable
-  embedded,    // load libpython and the host module into the launcher
-  extension,   // exec the interpreter, which imports the host module
+  embedded,   // load libpython and the host module into the launcher
+  extension,  // exec the interpreter, which imports the host module
 };
 
 struct HostChoice {
   std::filesystem::path host;
-  HostStart start = HostStart::executable;
+  HostStart start = HostStart::embedded;
   std::optional<std::filesystem::path> libpython;  // embedded: the installation's own
 };
 
@@ -65,7 +62,7 @@ struct HostChoice {
 HostChoice choose_host(const std::vector<HostEntry>& hosts, const std::filesystem::path& directory,
                        const InterpreterInfo& interpreter);
 
-// "3.10, 3.11 (static, for /usr), ..." for messages and --host-version.
+// "3.10, 3.11, ..." for messages and --host-version.
 std::string describe_hosts(const std::vector<HostEntry>& hosts);
 
 // "embedded (libpython /usr/lib/.../libpython3.11.so.1.0)", "as an extension

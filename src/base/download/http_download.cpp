@@ -1,5 +1,7 @@
 #include "base/download/http_download.hpp"
 
+#include "base/util/ca_bundle.hpp"
+
 #include "base/download/download_progress.hpp"
 #include "base/layer/environment.hpp"
 #include "base/process/stop_signals.hpp"
@@ -759,6 +761,12 @@ DownloadOptions download_options_from_environment() {
     if (auto value = env_value(var, nullptr); value && !value->empty()) {
       options.ca_bundle = value;
       break;
+    }
+  }
+  // Else the system's: the portable build's libcurl has none built in.
+  if (!options.ca_bundle) {
+    if (auto bundle = system_ca_bundle()) {
+      options.ca_bundle = bundle->string();
     }
   }
   if (auto value = env_value(EnvVar::ssl_cert_dir, nullptr); value && !value->empty()) {

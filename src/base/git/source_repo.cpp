@@ -1,5 +1,7 @@
 #include "base/git/source_repo.hpp"
 
+#include "base/util/ca_bundle.hpp"
+
 #include "base/util/error.hpp"
 
 #include <git2.h>
@@ -16,7 +18,15 @@
 namespace ascend_setup {
 
 void ensure_libgit2() {
-  static const int initialised = git_libgit2_init();
+  static const int initialised = [] {
+    const int count = git_libgit2_init();
+    // The system's CA bundle, not the one the library's build baked in (the
+    // portable build's is Debian's path; AlmaLinux keeps it elsewhere).
+    if (auto bundle = system_ca_bundle()) {
+      git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, bundle->c_str(), nullptr);
+    }
+    return count;
+  }();
   (void)initialised;
 }
 

@@ -115,12 +115,8 @@ std::vector<HostEntry> read_host_manifest(const fs::path& directory) {
   for (std::string line; std::getline(in, line);) {
     std::istringstream fields(line);
     HostEntry entry;
-    std::string prefix;
     if (line.empty() || line[0] == '#' || !(fields >> entry.version >> entry.file)) {
       continue;
-    }
-    if (fields >> prefix) {
-      entry.prefix = prefix;
     }
     hosts.push_back(entry);
   }
@@ -133,8 +129,7 @@ std::vector<HostEntry> read_host_manifest(const fs::path& directory) {
 std::string describe_hosts(const std::vector<HostEntry>& hosts) {
   std::vector<std::string> parts;
   for (const auto& host : hosts) {
-    parts.push_back(host.version +
-                    (host.prefix ? " (static, for " + host.prefix->string() + ")" : ""));
+    parts.push_back(host.version);
   }
   return join(parts, ", ");
 }
@@ -157,13 +152,7 @@ HostChoice choose_host(const std::vector<HostEntry>& hosts, const fs::path& dire
                 how_to_add());
   }
   for (const auto& host : hosts) {
-    if (host.version == interpreter.version && host.prefix &&
-        fs::equivalent(*host.prefix, interpreter.base_prefix)) {
-      return {directory / host.file, HostStart::executable, std::nullopt};
-    }
-  }
-  for (const auto& host : hosts) {
-    if (host.version == interpreter.version && !host.prefix) {
+    if (host.version == interpreter.version) {
       auto libpython = shared_libpython(interpreter.base_prefix, interpreter.version);
       return {directory / host.file, libpython ? HostStart::embedded : HostStart::extension,
               libpython};
@@ -174,8 +163,6 @@ HostChoice choose_host(const std::vector<HostEntry>& hosts, const fs::path& dire
 
 std::string describe_start(const HostChoice& choice, const InterpreterInfo& interpreter) {
   switch (choice.start) {
-    case HostStart::executable:
-      return "the static host " + choice.host.string();
     case HostStart::embedded:
       return "embedded by the host " + choice.host.string() + " (libpython " +
              choice.libpython->string() + ")";
@@ -216,22 +203,13 @@ int launch(const HostOptions& options, const std::vector<std::string>& argv) {
   ::setenv(interpreter_env, interpreter.executable.c_str(), 1);
   spdlog::debug("CPython {} at {} ({}): {}", interpreter.version, interpreter.executable.string(),
                 interpreter.origin, describe_start(choice, interpreter));
-  switch (choice.start) {
-    case HostStart::embedded:
-      return run_embedded(choice, argv);
-    case HostStart::extension: {
-      std::vector<std::string> args{interpreter.executable.string(), "-c", extension_bootstrap,
-                                    choice.host.string()};
-      args.insert(args.end(), argv.begin(), argv.end());
-      exec_or_throw(args);
-    }
-    case HostStart::executable: {
-      std::vector<std::string> args{choice.host.string()};
-      args.insert(args.end(), argv.begin() + 1, argv.end());
-      exec_or_throw(args);
-    }
+  if (choice.start == HostStart::embedded) {
+    return run_embedded(choice, argv);
   }
-  return exit_code::python_error;
+  std::vector<std::string> args{interpreter.executable.string(), "-c", extension_bootstrap,
+                                choice.host.string()};
+  args.insert(args.end(), argv.begin(), argv.end());
+  exec_or_throw(args);
 }
 
 }  // namespace ascend_setup

@@ -58,7 +58,8 @@ void print_traceback(py::error_already_set& error) {
 
 // The embedded start: the interpreter configured as `interpreter` would be
 // run, with setup.py's argv.
-void start_interpreter(const Interpreter& interpreter, const std::vector<std::string>& argv_strings) {
+void start_interpreter(const Interpreter& interpreter,
+                       const std::vector<std::string>& argv_strings) {
   PyConfig config;
   PyConfig_InitPythonConfig(&config);
   config.parse_argv = 0;               // argv is setup.py's, not Python's
@@ -179,9 +180,8 @@ EmbeddedPython::EmbeddedPython(const Interpreter& interpreter, const std::filesy
   install_stop_signal_handlers();
   set_stop_hook(interrupt_python);
   track_python_children();
-  spdlog::debug("{} CPython {} as {}",
-                running ? "running as an extension module of" : "embedded", linked_python_version(),
-                interpreter.executable.string());
+  spdlog::debug("{} CPython {} as {}", running ? "running as an extension module of" : "embedded",
+                linked_python_version(), interpreter.executable.string());
 }
 
 EmbeddedPython::~EmbeddedPython() {

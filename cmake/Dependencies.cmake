@@ -1,0 +1,83 @@
+# The libraries ascend-setup uses, as one interface target, ascend_setup_deps,
+# found one of two ways:
+# - the system's (default): Debian's -dev packages, shared libraries;
+# - ASCEND_SETUP_PORTABLE=ON: everything linked in, for the wheel that
+#   installs anywhere (py3-none-manylinux_2_34_<arch>): Debian's static
+#   archives where they are position-independent (they go into the host
+#   modules, shared objects), libcurl and zlib built from Debian's sources by
+#   scripts/build-static-deps.sh into ASCEND_SETUP_STATIC_DEPS, spdlog, fmt
+#   and toml++ header-only, the C++ runtime static. What is left to the
+#   system is the manylinux policy's libraries (libc, libm, libgcc_s).
+option(ASCEND_SETUP_PORTABLE "Link every dependency in (the portable wheel)" OFF)
+set(ASCEND_SETUP_STATIC_DEPS "" CACHE PATH
+    "With ASCEND_SETUP_PORTABLE: the prefix scripts/build-static-deps.sh filled")
+
+find_package(CLI11 REQUIRED)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(Threads REQUIRED)
+find_package(PkgConfig REQUIRED)
+add_library(ascend_setup_deps INTERFACE)
+set(ASCEND_SETUP_SHIPPED_LINK_OPTIONS)
+target_link_libraries(ascend_setup_deps INTERFACE CLI11::CLI11 nlohmann_json::nlohmann_json)
+
+if(NOT ASCEND_SETUP_PORTABLE)
+  find_package(spdlog REQUIRED)
+  find_package(tomlplusplus REQUIRED)
+  find_package(OpenSSL REQUIRED COMPONENTS Crypto)
+  pkg_check_modules(LIBGIT2 REQUIRED IMPORTED_TARGET libgit2>=1.5)
+  pkg_check_modules(PCRE2 REQUIRED IMPORTED_TARGET libpcre2-8)
+  # The package downloads (src/base/download): HTTP(S) with ranges, retries
+  # and proxies by libcurl; the archives unpacked by libarchive, with its
+  # secure flags.
+  pkg_check_modules(LIBCURL REQUIRED IMPORTED_TARGET libcurl>=7.66)
+  pkg_check_modules(LIBARCHIVE REQUIRED IMPORTED_TARGET libarchive>=3.4)
+  # The wheel writer: libdeflate compresses, zlib's inflate checks and joins.
+  pkg_check_modules(LIBDEFLATE REQUIRED IMPORTED_TARGET libdeflate)
+  find_package(ZLIB REQUIRED)
+  target_link_libraries(ascend_setup_deps INTERFACE
+    spdlog::spdlog tomlplusplus::tomlplusplus OpenSSL::Crypto PkgConfig::LIBGIT2 PkgConfig::PCRE2
+    PkgConfig::LIBCURL PkgConfig::LIBARCHIVE PkgConfig::LIBDEFLATE ZLIB::ZLIB Threads::Threads
+    ${CMAKE_DL_LIBS})
+  return()
+endif()
+
+if(NOT EXISTS "${ASCEND_SETUP_STATIC_DEPS}/lib/libcurl.a")
+  message(FATAL_ERROR "ASCEND_SETUP_PORTABLE: ASCEND_SETUP_STATIC_DEPS (\"${ASCEND_SETUP_STATIC_DEPS}\") "
+                      "holds no lib/libcurl.a: run scripts/build-static-deps.sh PREFIX first")
+endif()
+
+# A static archive of the system's, by file name; FATAL_ERROR when missing.
+function(ascend_setup_static_archive var name)
+  find_library(${var} NAMES lib${name}.a NO_CACHE NO_CMAKE_ENVIRONMENT_PATH NO_CMAKE_PATH)
+  if(NOT ${var})
+    message(FATAL_ERROR "ASCEND_SETUP_PORTABLE: no lib${name}.a (the static archive of its -dev package)")
+  endif()
+  set(${var} ${${var}} PARENT_SCOPE)
+endfunction()
+
+# spdlog over fmt, both header-only; toml++ header-only.
+target_compile_definitions(ascend_setup_deps INTERFACE SPDLOG_FMT_EXTERNAL FMT_HEADER_ONLY=1
+                                                       TOML_HEADER_ONLY=1)
+find_path(SPDLOG_INCLUDE spdlog/spdlog.h REQUIRED)
+find_path(FMT_INCLUDE fmt/format.h REQUIRED)
+find_path(TOMLPLUSPLUS_INCLUDE toml++/toml.h REQUIRED)
+target_include_directories(ascend_setup_deps SYSTEM INTERFACE
+  ${ASCEND_SETUP_STATIC_DEPS}/include ${SPDLOG_INCLUDE} ${FMT_INCLUDE} ${TOMLPLUSPLUS_INCLUDE})
+
+# The static archives, in link order (each before what it uses).
+set(OPENSSL_USE_STATIC_LIBS TRUE)
+find_package(OpenSSL REQUIRED COMPONENTS SSL Crypto)
+foreach(name git2 mbedtls mbedx509 mbedcrypto http_parser ssh2 pcre2-8 archive lzma deflate)
+  string(MAKE_C_IDENTIFIER "STATIC_${name}" var)
+  ascend_setup_static_archive(${var} ${name})
+endforeach()
+target_link_libraries(ascend_setup_deps INTERFACE
+  ${STATIC_git2} ${STATIC_mbedtls} ${STATIC_mbedx509} ${STATIC_mbedcrypto} ${STATIC_http_parser}
+  ${STATIC_ssh2} ${STATIC_pcre2_8} ${ASCEND_SETUP_STATIC_DEPS}/lib/libcurl.a ${STATIC_archive}
+  ${STATIC_lzma} ${STATIC_deflate} OpenSSL::SSL OpenSSL::Crypto
+  ${ASCEND_SETUP_STATIC_DEPS}/lib/libz.a Threads::Threads ${CMAKE_DL_LIBS})
+# What ships (the launcher and the host modules) carries its C++ runtime;
+# libgcc_s stays the system's (on the policy's list; its static unwinder
+# would need GLIBC_2.35's _dl_find_object).
+set(ASCEND_SETUP_SHIPPED_LINK_OPTIONS -static-libstdc++)
+message(STATUS "ascend-setup: portable: dependencies linked in (${ASCEND_SETUP_STATIC_DEPS})")
