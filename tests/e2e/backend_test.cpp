@@ -148,4 +148,73 @@ TEST(BackendOfACheckout, WheelFromTheSdistKeepsTheCheckoutsVersion_StubLlvm) {
   EXPECT_EQ(wheel_summary(wheels[0]), wheel_summary(reference[0]));
 }
 
+// cibuildwheel's route: the tree's pyproject.toml names ascend-setup as a
+// build requirement, and pip builds WITH build isolation, its requirements
+// installed from a local wheel directory into a fresh environment:
+// ascend-setup's own wheel (this build, packed by python_shims/project_build.py),
+// Debian's setuptools and wheel wheels, and Debian's pybind11 repacked as a
+// wheel (the example's setup.py imports it; PyPI is out of reach here: the
+// stand-in is the package's own files). Nothing of the checkout is on the
+// path: the backend and the launcher come from the installed wheel.
+TEST_F(Backend, PipWheelWithBuildIsolationFromALocalWheelDirectory_StandInPybind11Wheel) {
+  const fs::path wheels = dir.path() / "wheels";
+  run({SYSTEM_PYTHON, "-m", "pip", "wheel", "-q", "--no-build-isolation", "--no-deps",
+       std::string("--config-settings=build-dir=") + BUILD_DIR, "-w", wheels.string(), SOURCE_DIR});
+  const auto own = files_in(wheels, ".whl");
+  ASSERT_EQ(own.size(), 1u);
+  EXPECT_EQ(own[0].filename().string().rfind("ascend_setup-", 0), 0u) << own[0];
+  for (const auto& debian : files_in("/usr/share/python-wheels", ".whl")) {
+    const std::string name = debian.filename().string();
+    if (name.rfind("setuptools-", 0) == 0 || name.rfind("wheel-", 0) == 0) {
+      fs::copy_file(debian, wheels / name);
+    }
+  }
+  run({SYSTEM_PYTHON, "-c",
+       "import os, sys, zipfile, hashlib, base64, pybind11\n"
+       "package = os.path.dirname(pybind11.__file__)\n"
+       "info = 'pybind11-%s.dist-info' % pybind11.__version__\n"
+       "name = os.path.join(sys.argv[1], 'pybind11-%s-py3-none-any.whl' % pybind11.__version__)\n"
+       "records = []\n"
+       "with zipfile.ZipFile(name, 'w') as wheel:\n"
+       "    def add(arcname, data):\n"
+       "        wheel.writestr(arcname, data)\n"
+       "        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b'=')\n"
+       "        records.append('%s,sha256=%s,%d' % (arcname, digest.decode(), len(data)))\n"
+       "    for root, dirs, files in os.walk(package):\n"
+       "        dirs[:] = [d for d in dirs if d != '__pycache__']\n"
+       "        for f in files:\n"
+       "            path = os.path.join(root, f)\n"
+       "            add('pybind11/' + os.path.relpath(path, package), open(path, 'rb').read())\n"
+       "    add(info + '/METADATA', ('Metadata-Version: 2.1\\nName: pybind11\\nVersion: %s\\n'\n"
+       "                             % pybind11.__version__).encode())\n"
+       "    add(info + '/WHEEL', b'Wheel-Version: 1.0\\nRoot-Is-Purelib: true\\nTag: "
+       "py3-none-any\\n')\n"
+       "    wheel.writestr(info + '/RECORD', '\\n'.join(records + [info + '/RECORD,,']) + '\\n')\n",
+       wheels.string()});
+  write_file(
+      tree / "pyproject.toml",
+      "[build-system]\nrequires = [\"setuptools\", \"wheel\", \"ascend-setup\", \"pybind11\"]\n"
+      "build-backend = \"ascend_setup.build_meta\"\n");
+  Env isolated = env;
+  isolated["PYTHONPATH"] = std::nullopt;
+  isolated["ASCEND_SETUP_BINARY"] = std::nullopt;
+  isolated["PATH"] = base_path();
+  isolated["ASCEND_SETUP_LOG_LEVEL"] = "debug";  // names the host module it ran
+  const fs::path out = dir.path() / "out";
+  const auto build = ascend_setup::run_process(
+      {{SYSTEM_PYTHON, "-m", "pip", "wheel", "-v", "--no-index", "--find-links", wheels.string(),
+        "--no-deps", "-w", out.string(), tree.string()},
+       dir.path(),
+       isolated,
+       {}});
+  ASSERT_EQ(build.exit_code, 0) << build.out << build.err;
+  // The host module of the wheel installed into pip's build environment.
+  EXPECT_TRUE(contains(build.out + build.err, "pip-build-env-")) << build.out << build.err;
+  EXPECT_TRUE(contains(build.out + build.err, "/libexec/ascend-setup/ascend-setup-host-"))
+      << build.out << build.err;
+  const auto built = files_in(out, ".whl");
+  ASSERT_EQ(built.size(), 1u);
+  EXPECT_EQ(wheel_summary(built[0]), reference);
+}
+
 }  // namespace
