@@ -11,7 +11,7 @@
 // throw_if_stopped().
 //
 // Before the handlers exist: the launcher blocks the stop signals first thing
-// and execs the host with them blocked; the host installs its handlers, then
+// and starts the host with them blocked (in process, or across an exec); the host installs its handlers, then
 // unblocks them, so one that came in between is handled (exit 128 + signal)
 // before anything is done. A launcher that ends without exec checks
 // pending_stop_signal().

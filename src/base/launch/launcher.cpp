@@ -105,7 +105,7 @@ fs::path host_directory() {
       return dir;
     }
   }
-  throw Error("no host executables next to " + self.string() +
+  throw Error("no host modules next to " + self.string() +
               " (libexec/ascend-setup/hosts.txt is missing): reinstall ascend-setup");
 }
 
