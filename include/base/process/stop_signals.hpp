@@ -11,10 +11,9 @@
 // throw_if_stopped().
 //
 // Before the handlers exist: the launcher blocks the stop signals first thing
-// and starts the host with them blocked (in process, or across an exec); the host installs its handlers, then
-// unblocks them, so one that came in between is handled (exit 128 + signal)
-// before anything is done. A launcher that ends without exec checks
-// pending_stop_signal().
+// and starts the host with them blocked (in process, or across an exec); the host installs its
+// handlers, then unblocks them, so one that came in between is handled (exit 128 + signal) before
+// anything is done. A launcher that ends without exec checks pending_stop_signal().
 #pragma once
 
 namespace ascend_setup {
