@@ -84,6 +84,11 @@ target_link_libraries(ascend_setup_deps INTERFACE
   OpenSSL::SSL OpenSSL::Crypto ${static_deps_lib}/libz.a Threads::Threads ${CMAKE_DL_LIBS})
 # What ships (the launcher and the host modules) carries its C++ runtime;
 # libgcc_s stays the system's (on the policy's list; its static unwinder
-# would need GLIBC_2.35's _dl_find_object).
-set(ASCEND_SETUP_SHIPPED_LINK_OPTIONS -static-libstdc++)
+# would need GLIBC_2.35's _dl_find_object). --gc-sections: Debian's
+# libstdc++.a (built on glibc 2.36) brings random.o, std::random_device,
+# which needs arc4random@GLIBC_2.36, into every link that copies a standard
+# exception (stdexcept.o -> cow-string-inst.o -> random.o); nothing calls
+# it, and with its unused sections dropped the reference goes too. A use of
+# std::random_device would bring GLIBC_2.36 back.
+set(ASCEND_SETUP_SHIPPED_LINK_OPTIONS -static-libstdc++ -Wl,--gc-sections)
 message(STATUS "ascend-setup: portable: dependencies linked in (${ASCEND_SETUP_STATIC_DEPS})")
