@@ -482,7 +482,7 @@ done
 log "building curl ($jobs jobs)"
 step curl-build cmake --build "$curl_build" --parallel "$jobs"
 step curl-install cmake --install "$curl_build"
-# curl's link line is set with libgit2's, below.
+# The link lines of all the libraries are set together, below.
 
 # ---------------------------------------------------------------------------
 # libgit2: CMake, every dependency named by file (OpenSSL through
