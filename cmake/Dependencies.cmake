@@ -4,10 +4,11 @@
 # - ASCEND_SETUP_PORTABLE=ON: everything linked in, for the wheel that
 #   installs anywhere (py3-none-manylinux_2_34_<arch>): Debian's static
 #   archives where they are position-independent (they go into the host
-#   modules, shared objects), libcurl and zlib built from Debian's sources by
-#   scripts/build-static-deps.sh into ASCEND_SETUP_STATIC_DEPS, spdlog, fmt
-#   and toml++ header-only, the C++ runtime static. What is left to the
-#   system is the manylinux policy's libraries (libc, libm, libgcc_s).
+#   modules, shared objects), libgit2, libcurl, libarchive and zlib built
+#   from Debian's sources by scripts/build-static-deps.sh into
+#   ASCEND_SETUP_STATIC_DEPS, spdlog, fmt and toml++ header-only, the C++
+#   runtime static. What is left to the system is the manylinux policy's
+#   libraries (libc, libm, libgcc_s).
 option(ASCEND_SETUP_PORTABLE "Link every dependency in (the portable wheel)" OFF)
 set(ASCEND_SETUP_STATIC_DEPS "" CACHE PATH
     "With ASCEND_SETUP_PORTABLE: the prefix scripts/build-static-deps.sh filled")
@@ -41,10 +42,12 @@ if(NOT ASCEND_SETUP_PORTABLE)
   return()
 endif()
 
-if(NOT EXISTS "${ASCEND_SETUP_STATIC_DEPS}/lib/libcurl.a")
-  message(FATAL_ERROR "ASCEND_SETUP_PORTABLE: ASCEND_SETUP_STATIC_DEPS (\"${ASCEND_SETUP_STATIC_DEPS}\") "
-                      "holds no lib/libcurl.a: run scripts/build-static-deps.sh PREFIX first")
-endif()
+foreach(archive libgit2.a libcurl.a libarchive.a libz.a)
+  if(NOT EXISTS "${ASCEND_SETUP_STATIC_DEPS}/lib/${archive}")
+    message(FATAL_ERROR "ASCEND_SETUP_PORTABLE: ASCEND_SETUP_STATIC_DEPS (\"${ASCEND_SETUP_STATIC_DEPS}\") "
+                        "holds no lib/${archive}: run scripts/build-static-deps.sh PREFIX first")
+  endif()
+endforeach()
 
 # A static archive of the system's, by file name; FATAL_ERROR when missing.
 function(ascend_setup_static_archive var name)
@@ -64,20 +67,28 @@ find_path(TOMLPLUSPLUS_INCLUDE toml++/toml.h REQUIRED)
 target_include_directories(ascend_setup_deps SYSTEM INTERFACE
   ${ASCEND_SETUP_STATIC_DEPS}/include ${SPDLOG_INCLUDE} ${FMT_INCLUDE} ${TOMLPLUSPLUS_INCLUDE})
 
-# The static archives, in link order (each before what it uses).
+# The static archives, in link order (each before what it uses): libgit2
+# (HTTPS by OpenSSL, SSH by libssh2, Debian's http-parser, PCRE2, which
+# ascend-setup uses too), libcurl, libarchive (xz), libdeflate, then OpenSSL
+# and zlib, which all of them use.
 set(OPENSSL_USE_STATIC_LIBS TRUE)
 find_package(OpenSSL REQUIRED COMPONENTS SSL Crypto)
-foreach(name git2 mbedtls mbedx509 mbedcrypto http_parser ssh2 pcre2-8 archive lzma deflate)
+foreach(name ssh2 http_parser pcre2-8 lzma deflate)
   string(MAKE_C_IDENTIFIER "STATIC_${name}" var)
   ascend_setup_static_archive(${var} ${name})
 endforeach()
+set(static_deps_lib ${ASCEND_SETUP_STATIC_DEPS}/lib)
 target_link_libraries(ascend_setup_deps INTERFACE
-  ${STATIC_git2} ${STATIC_mbedtls} ${STATIC_mbedx509} ${STATIC_mbedcrypto} ${STATIC_http_parser}
-  ${STATIC_ssh2} ${STATIC_pcre2_8} ${ASCEND_SETUP_STATIC_DEPS}/lib/libcurl.a ${STATIC_archive}
-  ${STATIC_lzma} ${STATIC_deflate} OpenSSL::SSL OpenSSL::Crypto
-  ${ASCEND_SETUP_STATIC_DEPS}/lib/libz.a Threads::Threads ${CMAKE_DL_LIBS})
+  ${static_deps_lib}/libgit2.a ${STATIC_ssh2} ${STATIC_http_parser} ${STATIC_pcre2_8}
+  ${static_deps_lib}/libcurl.a ${static_deps_lib}/libarchive.a ${STATIC_lzma} ${STATIC_deflate}
+  OpenSSL::SSL OpenSSL::Crypto ${static_deps_lib}/libz.a Threads::Threads ${CMAKE_DL_LIBS})
 # What ships (the launcher and the host modules) carries its C++ runtime;
 # libgcc_s stays the system's (on the policy's list; its static unwinder
-# would need GLIBC_2.35's _dl_find_object).
-set(ASCEND_SETUP_SHIPPED_LINK_OPTIONS -static-libstdc++)
+# would need GLIBC_2.35's _dl_find_object). --gc-sections: Debian's
+# libstdc++.a (built on glibc 2.36) brings random.o, std::random_device,
+# which needs arc4random@GLIBC_2.36, into every link that copies a standard
+# exception (stdexcept.o -> cow-string-inst.o -> random.o); nothing calls
+# it, and with its unused sections dropped the reference goes too. A use of
+# std::random_device would bring GLIBC_2.36 back.
+set(ASCEND_SETUP_SHIPPED_LINK_OPTIONS -static-libstdc++ -Wl,--gc-sections)
 message(STATUS "ascend-setup: portable: dependencies linked in (${ASCEND_SETUP_STATIC_DEPS})")

@@ -7,7 +7,8 @@ script, the host modules and their manifest under ``libexec/ascend-setup``
 and the docs as data (both relative to the environment's prefix, where the
 launcher looks: ``<bin>/../libexec/ascend-setup``), the ``ascend_setup``
 package at the root. Only the standard library: it runs offline with Debian's
-packages (and Debian's source packages, for the static libcurl and zlib).
+packages (and Debian's source packages, for the static libgit2, libcurl,
+libarchive and zlib).
 
 With ``portable=1`` the build is portable (``-DASCEND_SETUP_PORTABLE=ON``:
 every dependency and the C++ runtime linked in, scripts/build-static-deps.sh

@@ -4,20 +4,42 @@
 # Builds the static, position-independent libraries that the portable wheel
 # (py3-none-manylinux_2_34_x86_64) links into its shared objects, and installs
 # them into PREFIX:
+#   PREFIX/lib/libgit2.a   libgit2, Debian 12's source package (Debian's
+#                          patches), HTTPS by OpenSSL, SSH by libssh2, regexes
+#                          by PCRE2, Debian's http-parser, zlib; no GSSAPI,
+#                          NTLM or iconv, no CA path baked in
 #   PREFIX/lib/libcurl.a   curl, Debian 12's source package (Debian's patches),
 #                          HTTP and HTTPS (OpenSSL) only, proxies, zlib
+#   PREFIX/lib/libarchive.a  libarchive, Debian 12's source package (Debian's
+#                          patches), every format; gzip (zlib) and xz (liblzma)
+#                          filters in-process, the others through their
+#                          programs (bzip2, zstd, ...) as libarchive falls back
+#                          to; digests and zip encryption by OpenSSL; no ACL,
+#                          xattr, XML (xar) or other libraries
 #   PREFIX/lib/libz.a      zlib, Debian 12's source package
-#   PREFIX/include/{curl/*.h,zlib.h,zconf.h}, PREFIX/lib/pkgconfig/*.pc,
-#   PREFIX/lib/cmake/CURL/ (curl's CMake package), PREFIX/bin/curl-config
-# OpenSSL is not built: Debian's own libssl.a/libcrypto.a (libssl-dev) are
-# already position-independent and need nothing newer than GLIBC_2.34, so the
-# consumer links them from /usr/lib/<multiarch>. The exact static link line is
-# printed at the end, written into the stamp (link:) and into libcurl.pc.
+#   PREFIX/include/{git2.h,git2/*.h,curl/*.h,archive.h,archive_entry.h,
+#   zlib.h,zconf.h}, PREFIX/lib/pkgconfig/*.pc, PREFIX/lib/cmake/CURL/
+#   (curl's CMake package), PREFIX/bin/curl-config
+# Not built: Debian's own static archives of OpenSSL (libssl.a, libcrypto.a;
+# libssl-dev), libssh2 (libssh2.a; libssh2-1-dev), http-parser
+# (libhttp_parser.a; libhttp-parser-dev), PCRE2 (libpcre2-8.a; libpcre2-dev)
+# and xz (liblzma.a; liblzma-dev) link into a shared object (compiled
+# position-independent, PIC or Debian's default PIE, with no direct reference
+# to libc's data) and need nothing newer than GLIBC_2.34 (the self-check below
+# proves both), so the consumer links them from /usr/lib/<multiarch>. The
+# exact static link lines are printed at the end, written into the stamp
+# (link: for all, link-libgit2:, link-libcurl:, link-libarchive:) and into
+# libgit2.pc, libcurl.pc and libarchive.pc.
 #
 # Why not Debian's binary packages: libcurl4-openssl-dev's libcurl.a needs
 # nghttp2, librtmp, libpsl, GSSAPI (Kerberos has no static library in Debian),
 # LDAP, zstd, brotli, ... and, like zlib1g-dev's libz.a, is not compiled with
-# -fPIC, so neither can go into a shared object.
+# -fPIC, so neither can go into a shared object. libgit2-dev's libgit2.a is
+# built as PIE too (diff_print.o references libc's stdout directly, which a
+# shared object cannot), uses mbedTLS with Debian's CA bundle path baked in,
+# and needs GSSAPI. libarchive-dev's libarchive.a needs libacl, libbz2, liblz4,
+# libzstd, libxml2 and nettle (several have no static archive in Debian) and
+# arc4random_buf, new in GLIBC_2.36.
 #
 # Idempotent: once PREFIX holds a finished build of the same recipe (the stamp
 # file, written last), a run does nothing. An interrupted run leaves no stamp
@@ -25,7 +47,8 @@
 # changed: the deb-src lists live in PREFIX/.work with private apt options.
 #
 # Environment (all optional):
-#   CURL_DEB_VERSION, ZLIB_DEB_VERSION  pin the Debian source version (e.g.
+#   CURL_DEB_VERSION, ZLIB_DEB_VERSION, LIBGIT2_DEB_VERSION,
+#   LIBARCHIVE_DEB_VERSION  pin the Debian source version (e.g.
 #       7.88.1-10+deb12u15); default: the newest the archive serves.
 #   STATIC_DEPS_KEEP_WORK=1  keep PREFIX/.work (sources, build trees, logs).
 # CFLAGS/LDFLAGS/CPPFLAGS from the environment are ignored on purpose: the
@@ -52,12 +75,12 @@ unset CFLAGS CXXFLAGS CPPFLAGS LDFLAGS
 # The recipe. Everything that decides what the libraries contain is here and
 # is written into the stamp; a change of any of it rebuilds. Bump
 # recipe_version when the steps change in a way these lines do not show.
-recipe_version=1
+recipe_version=2
 
-# Both libraries go into a shared object: -fPIC. Debian's hardening flags keep
-# parity with Debian's own builds; the sections let a --gc-sections link drop
-# what the downloader never calls. curl's optimisation level comes from
-# CMAKE_BUILD_TYPE=Release (-O3).
+# All the libraries go into a shared object: -fPIC. Debian's hardening flags
+# keep parity with Debian's own builds; the sections let a --gc-sections link
+# drop what ascend-setup never calls. The optimisation level of curl,
+# libgit2 and libarchive comes from CMAKE_BUILD_TYPE=Release (-O3).
 common_cflags="-fPIC -fstack-protector-strong -D_FORTIFY_SOURCE=2 -ffunction-sections -fdata-sections"
 # Debian builds zlib with -O3 -D_REENTRANT (debian/rules).
 zlib_cflags="-O3 -D_REENTRANT $common_cflags"
@@ -114,6 +137,79 @@ curl_options=(
   -DCURL_USE_GSSAPI=OFF -DCURL_BROTLI=OFF -DCURL_ZSTD=OFF -DCURL_ZLIB=ON
 )
 
+# libgit2 1.5.1's CMake switches (names from its CMakeLists.txt and
+# cmake/Select*.cmake), compared with Debian's debian/rules: the same
+# library, but static and PIC, with OpenSSL instead of mbedTLS and without
+# GSSAPI. Debian's source is repacked without deps/ (no bundled http-parser,
+# PCRE, zlib or ntlmclient), so every dependency is a system one, each named
+# by its archive's file below (never found by search: the .so would win).
+libgit2_options=(
+  -DCMAKE_BUILD_TYPE=Release # libgit2's default is Debug (-O0)
+  -DBUILD_SHARED_LIBS=OFF
+  -DCMAKE_POSITION_INDEPENDENT_CODE=ON
+  -DBUILD_TESTS=OFF -DBUILD_CLI=OFF -DBUILD_EXAMPLES=OFF -DBUILD_FUZZERS=OFF
+  -DENABLE_WERROR=OFF
+  -DENABLE_REPRODUCIBLE_BUILDS=ON # Debian's: ar D (no timestamps/uids)
+  -DDEPRECATE_HARD=OFF            # the deprecated names stay callable
+  -DUSE_THREADS=ON -DUSE_NSEC=ON
+  # TLS: OpenSSL, Debian's static archives, as curl's. No CERT_LOCATION: the
+  # OpenSSL backend never uses one (only mbedTLS's does; Debian bakes
+  # /etc/ssl/certs/ca-certificates.crt in for it). The caller sets
+  # GIT_OPT_SET_SSL_CERT_LOCATIONS to the system's bundle at run time.
+  -DUSE_HTTPS=OpenSSL -DOPENSSL_USE_STATIC_LIBS=TRUE
+  # SHA-1: the collision-detecting implementation (libgit2's and git's
+  # default, in libgit2's own tree); SHA-256 from OpenSSL.
+  -DUSE_SHA1=CollisionDetection -DUSE_SHA256=OpenSSL
+  # SSH: Debian's libssh2.a (OpenSSL and zlib inside, no more archives).
+  -DUSE_SSH=ON
+  # Debian's choices for the rest (deps/ is not in its source): the system's
+  # http-parser 2.9 and PCRE2, the latter already a dependency of
+  # ascend-setup itself (one PCRE2 for both, as in the non-portable build).
+  -DUSE_HTTP_PARSER=system -DREGEX_BACKEND=pcre2 -DUSE_BUNDLED_ZLIB=OFF
+  # Off: GSSAPI/SPNEGO (Kerberos has no static library in Debian), NTLM
+  # (bundled ntlmclient, removed from Debian's source); iconv is a macOS-only
+  # switch in libgit2 (Linux paths are bytes).
+  -DUSE_GSSAPI=OFF -DUSE_NTLMCLIENT=OFF
+)
+# Patched into Debian's source (one line, checked to apply): libgit2's OpenSSL
+# init does not read openssl.cnf either, like curl's
+# (CURL_DISABLE_OPENSSL_AUTO_LOAD_CONFIG). The path is baked into Debian's
+# libcrypto.a and means something else, or nothing, where the wheel runs, and
+# whichever of the two libraries initialises OpenSSL first (ascend-setup
+# starts libgit2 on a thread of its own) would decide for both.
+libgit2_openssl_init='OPENSSL_init_ssl(OPENSSL_INIT_NO_LOAD_CONFIG, NULL);'
+
+# libarchive 3.6.2's CMake switches (names from its CMakeLists.txt; Debian
+# builds with autotools and nettle). ascend-setup reads whatever
+# archive_read_support_{filter,format}_all accept and extracts with
+# archive_write_disk (no ACLs, no xattrs). Every optional library is off
+# explicitly (most are ON or AUTO by default) except zlib (ours), liblzma
+# (Debian's archive; .tar.xz) and OpenSSL (already linked, for digests and zip
+# encryption). A filter without its library is run through its program
+# (bzip2 -d, zstd -d, lz4 -d, ...) where the system has one.
+libarchive_options=(
+  -DCMAKE_BUILD_TYPE=Release
+  -DCMAKE_POSITION_INDEPENDENT_CODE=ON
+  -DENABLE_TAR=OFF -DENABLE_CPIO=OFF -DENABLE_CAT=OFF -DENABLE_TEST=OFF
+  -DENABLE_COVERAGE=OFF -DENABLE_WERROR=OFF
+  -DENABLE_OPENSSL=ON -DOPENSSL_USE_STATIC_LIBS=TRUE
+  -DENABLE_NETTLE=OFF -DENABLE_MBEDTLS=OFF -DENABLE_CNG=OFF
+  -DENABLE_ZLIB=ON -DENABLE_LZMA=ON
+  -DENABLE_BZip2=OFF -DENABLE_ZSTD=OFF -DENABLE_LZ4=OFF -DENABLE_LZO=OFF
+  -DENABLE_LIBB2=OFF # BLAKE2 (RAR5): libarchive's own copy
+  -DENABLE_LIBXML2=OFF -DENABLE_EXPAT=OFF # the xar format only
+  -DENABLE_ACL=OFF -DENABLE_XATTR=OFF
+  -DENABLE_ICONV=ON # glibc's (archive entry names in other charsets)
+  -DENABLE_PCREPOSIX=OFF -DENABLE_LIBGCC=OFF -DPOSIX_REGEX_LIB=LIBC
+  # glibc 2.36 has arc4random_buf (GLIBC_2.36, above the wheel's 2.34): not
+  # used; libarchive's own arc4random (seeded from /dev/urandom) is.
+  -DHAVE_ARC4RANDOM_BUF=
+)
+# Patched into Debian's source (checked to apply): that own arc4random_buf is
+# a static function of the same name as the one glibc 2.36's <stdlib.h>
+# declares, which does not compile; it is renamed in archive_random.c.
+libarchive_random_rename='arc4random_buf -> la_arc4random_buf in libarchive/archive_random.c'
+
 # The stamp's recipe part: compared line by line with an existing stamp.
 recipe() {
   printf 'recipe: %s\n' "$recipe_version"
@@ -121,12 +217,17 @@ recipe() {
   printf 'zlib-cflags: %s\n' "$zlib_cflags"
   printf 'zlib-configure: --static\n'
   printf 'curl-cmake: %s\n' "${curl_options[@]}"
+  printf 'libgit2-cmake: %s\n' "${libgit2_options[@]}"
+  printf 'libgit2-openssl-init: %s\n' "$libgit2_openssl_init"
+  printf 'libarchive-cmake: %s\n' "${libarchive_options[@]}"
+  printf 'libarchive-patch: %s\n' "$libarchive_random_rename"
 }
 
 # ---------------------------------------------------------------------------
 # Already done? Checked before anything touches the network or the machine.
 already_built() {
-  [ -f "$stamp" ] && [ -f "$prefix/lib/libcurl.a" ] && [ -f "$prefix/lib/libz.a" ] || return 1
+  [ -f "$stamp" ] && [ -f "$prefix/lib/libcurl.a" ] && [ -f "$prefix/lib/libz.a" ] &&
+    [ -f "$prefix/lib/libgit2.a" ] && [ -f "$prefix/lib/libarchive.a" ] || return 1
   [ "$(sed -n '/^recipe: /,$p' "$stamp")" = "$(recipe)" ] || return 1
   # A pinned version must be the one built; unpinned, any finished build is.
   if [ -n "${CURL_DEB_VERSION:-}" ]; then
@@ -135,9 +236,15 @@ already_built() {
   if [ -n "${ZLIB_DEB_VERSION:-}" ]; then
     grep -qxF "zlib-source: zlib $ZLIB_DEB_VERSION" "$stamp" || return 1
   fi
+  if [ -n "${LIBGIT2_DEB_VERSION:-}" ]; then
+    grep -qxF "libgit2-source: libgit2 $LIBGIT2_DEB_VERSION" "$stamp" || return 1
+  fi
+  if [ -n "${LIBARCHIVE_DEB_VERSION:-}" ]; then
+    grep -qxF "libarchive-source: libarchive $LIBARCHIVE_DEB_VERSION" "$stamp" || return 1
+  fi
 }
 if already_built; then
-  log "$prefix already holds $(sed -n 's/^curl-source: //p' "$stamp") and $(sed -n 's/^zlib-source: //p' "$stamp") built with this recipe ($stamp): nothing to do"
+  log "$prefix already holds $(sed -n 's/^libgit2-source: //p' "$stamp"), $(sed -n 's/^curl-source: //p' "$stamp"), $(sed -n 's/^libarchive-source: //p' "$stamp") and $(sed -n 's/^zlib-source: //p' "$stamp") built with this recipe ($stamp): nothing to do"
   exit 0
 fi
 
@@ -154,7 +261,7 @@ if ! flock -n 9; then
 fi
 
 start=$(date +%s)
-log "building static PIC curl + zlib into $prefix"
+log "building static PIC libgit2, curl, libarchive and zlib into $prefix"
 # From here PREFIX is being rewritten: a stamp of an earlier build must not
 # outlive an interruption of this one.
 rm -f "$stamp"
@@ -164,18 +271,24 @@ rm -rf "$work"
 mkdir -p "$logs"
 
 # ---------------------------------------------------------------------------
-# Tools. dpkg-dev (dpkg-source, for apt-get source) and libssl-dev (the static
-# OpenSSL archives) are installed if missing, as root; nothing else is.
+# Tools. dpkg-dev (dpkg-source, for apt-get source) and the -dev packages
+# whose static archives are linked as Debian ships them (libssl-dev,
+# libssh2-1-dev, libhttp-parser-dev, libpcre2-dev, liblzma-dev) are installed
+# if missing, as root; nothing else is.
 multiarch=$(gcc -print-multiarch 2>/dev/null || true)
 [ -n "$multiarch" ] || die "gcc -print-multiarch gave nothing: a Debian gcc is needed"
-ssl_dir="/usr/lib/$multiarch"
+sys_libdir="/usr/lib/$multiarch"
 for tool in cmake make gcc patch flock apt-get apt-cache dpkg-query; do
   command -v "$tool" >/dev/null || die "$tool is missing (install it: apt-get install cmake make gcc patch)"
 done
 missing=()
 command -v dpkg-source >/dev/null || missing+=(dpkg-dev)
-[ -f "$ssl_dir/libssl.a" ] && [ -f "$ssl_dir/libcrypto.a" ] && [ -f /usr/include/openssl/ssl.h ] ||
+[ -f "$sys_libdir/libssl.a" ] && [ -f "$sys_libdir/libcrypto.a" ] && [ -f /usr/include/openssl/ssl.h ] ||
   missing+=(libssl-dev)
+[ -f "$sys_libdir/libssh2.a" ] && [ -f /usr/include/libssh2.h ] || missing+=(libssh2-1-dev)
+[ -f "$sys_libdir/libhttp_parser.a" ] && [ -f /usr/include/http_parser.h ] || missing+=(libhttp-parser-dev)
+[ -f "$sys_libdir/libpcre2-8.a" ] && [ -f /usr/include/pcre2.h ] || missing+=(libpcre2-dev)
+[ -f "$sys_libdir/liblzma.a" ] && [ -f /usr/include/lzma.h ] || missing+=(liblzma-dev)
 if [ ${#missing[@]} -gt 0 ]; then
   [ "$(id -u)" -eq 0 ] || die "${missing[*]} missing and not root: apt-get install ${missing[*]}"
   log "installing ${missing[*]} (missing)"
@@ -298,14 +411,20 @@ fetch_source() {
   die "cannot download the source of $pkg from the Debian archive (tried ${tried[*]}; see $logs/source-$pkg.log)"
 }
 
-log "fetching Debian's source of curl and zlib"
+log "fetching Debian's source of libgit2, curl, libarchive and zlib"
+libgit2_version=$(fetch_source libgit2 "${LIBGIT2_DEB_VERSION:-}")
+libarchive_version=$(fetch_source libarchive "${LIBARCHIVE_DEB_VERSION:-}")
 curl_version=$(fetch_source curl "${CURL_DEB_VERSION:-}")
 zlib_version=$(fetch_source zlib "${ZLIB_DEB_VERSION:-}")
+libgit2_src=$(find "$work/src-libgit2" -mindepth 1 -maxdepth 1 -type d -name 'libgit2-*' | head -n 1)
+libarchive_src=$(find "$work/src-libarchive" -mindepth 1 -maxdepth 1 -type d -name 'libarchive-*' | head -n 1)
 curl_src=$(find "$work/src-curl" -mindepth 1 -maxdepth 1 -type d -name 'curl-*' | head -n 1)
 zlib_src=$(find "$work/src-zlib" -mindepth 1 -maxdepth 1 -type d -name 'zlib-*' | head -n 1)
+[ -f "$libgit2_src/CMakeLists.txt" ] || die "no unpacked libgit2 source in $work/src-libgit2"
+[ -f "$libarchive_src/CMakeLists.txt" ] || die "no unpacked libarchive source in $work/src-libarchive"
 [ -f "$curl_src/CMakeLists.txt" ] || die "no unpacked curl source in $work/src-curl"
 [ -f "$zlib_src/configure" ] || die "no unpacked zlib source in $work/src-zlib"
-log "curl $curl_version, zlib $zlib_version unpacked"
+log "libgit2 $libgit2_version, curl $curl_version, libarchive $libarchive_version, zlib $zlib_version unpacked"
 
 # Debian's series ends with 90_gnutls.patch and 99_nss.patch, which rename the
 # library for the GnuTLS and NSS flavours (automake files and the symbol
@@ -363,28 +482,131 @@ done
 log "building curl ($jobs jobs)"
 step curl-build cmake --build "$curl_build" --parallel "$jobs"
 step curl-install cmake --install "$curl_build"
-# The consumer's link line, archives by absolute path: no -L order elsewhere
-# in a link can then pick the machine's shared libcurl.so or libz.so instead.
-# OpenSSL's archives are Debian's (libssl-dev); -pthread for the threaded
-# resolver and OpenSSL (a no-op library on glibc >= 2.34, kept for clarity).
-link_archives="$prefix/lib/libcurl.a $ssl_dir/libssl.a $ssl_dir/libcrypto.a $prefix/lib/libz.a -pthread"
-# curl's CMake writes the compiler's implicit libraries (-lgcc -lgcc_s -lc)
-# into libcurl.pc and leaves -pthread out; the .pc files get exactly the line
-# above, so that pkg-config (pkg_check_modules) gives a correct static link.
-sed -i -e "s|^Libs:.*|Libs: \${libdir}/libcurl.a $ssl_dir/libssl.a $ssl_dir/libcrypto.a \${libdir}/libz.a -pthread|" \
+# The link lines of all the libraries are set together, below.
+
+# ---------------------------------------------------------------------------
+# libgit2: CMake, every dependency named by file (OpenSSL through
+# OPENSSL_USE_STATIC_LIBS; libssh2 is found by pkg-config, which only decides
+# GIT_SSH and the memory-credentials check: the archive is on the link line).
+# The one local change to Debian's tree first (see libgit2_openssl_init).
+openssl_c="$libgit2_src/src/libgit2/streams/openssl.c"
+[ "$(grep -c '^[[:space:]]*OPENSSL_init_ssl(0, NULL);$' "$openssl_c")" = 1 ] ||
+  die "libgit2's $openssl_c no longer has exactly one 'OPENSSL_init_ssl(0, NULL);': review libgit2_openssl_init"
+sed -i "s|^\([[:space:]]*\)OPENSSL_init_ssl(0, NULL);\$|\1$libgit2_openssl_init|" "$openssl_c"
+log "configuring libgit2 (${generator[*]:-Unix Makefiles})"
+libgit2_build="$work/build-libgit2"
+step libgit2-configure cmake -S "$libgit2_src" -B "$libgit2_build" "${generator[@]}" \
+  -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_LIBDIR=lib \
+  -DCMAKE_C_FLAGS="$common_cflags" \
+  -DZLIB_INCLUDE_DIR="$prefix/include" -DZLIB_LIBRARY="$prefix/lib/libz.a" \
+  -DOPENSSL_ROOT_DIR=/usr \
+  -DHTTP_PARSER_INCLUDE_DIR=/usr/include -DHTTP_PARSER_LIBRARY="$sys_libdir/libhttp_parser.a" \
+  -DPCRE2_INCLUDE_DIR=/usr/include -DPCRE2_LIBRARY="$sys_libdir/libpcre2-8.a" \
+  "${libgit2_options[@]}"
+# What CMake decided, checked rather than trusted.
+cache="$libgit2_build/CMakeCache.txt"
+grep -q "^OPENSSL_SSL_LIBRARY:FILEPATH=.*libssl\.a$" "$cache" ||
+  die "libgit2's CMake did not pick a static libssl.a (see $cache)"
+libgit2_features_h="$libgit2_build/src/git2/sys/features.h"
+[ -f "$libgit2_features_h" ] || die "libgit2's CMake wrote no $libgit2_features_h"
+for want in GIT_THREADS GIT_USE_NSEC GIT_HTTPS GIT_OPENSSL GIT_SSH GIT_SSH_MEMORY_CREDENTIALS \
+  GIT_REGEX_PCRE2 GIT_SHA1_COLLISIONDETECT GIT_SHA256_OPENSSL; do
+  grep -q "^#define $want\b" "$libgit2_features_h" || die "libgit2 configured without $want (see $libgit2_features_h)"
+done
+for unwanted in GIT_OPENSSL_DYNAMIC GIT_MBEDTLS GIT_GSSAPI GIT_NTLM GIT_USE_ICONV GIT_REGEX_BUILTIN; do
+  if grep -q "^#define $unwanted\b" "$libgit2_features_h"; then
+    die "libgit2 configured with $unwanted (see $libgit2_features_h)"
+  fi
+done
+if grep -rqs --include=build.ninja --include=flags.make GIT_DEFAULT_CERT_LOCATION "$libgit2_build"; then
+  die "libgit2 configured with a CA location baked in (see $cache)"
+fi
+
+log "building libgit2 ($jobs jobs)"
+step libgit2-build cmake --build "$libgit2_build" --parallel "$jobs"
+step libgit2-install cmake --install "$libgit2_build"
+
+# ---------------------------------------------------------------------------
+# libarchive: CMake, the static library target only (its install target
+# builds and installs the shared library and a man page too), installed by
+# hand. The one local change to Debian's tree first (libarchive_random_rename).
+random_c="$libarchive_src/libarchive/archive_random.c"
+grep -q '^static void arc4random_buf(void \*, size_t);$' "$random_c" ||
+  die "libarchive's $random_c no longer declares its own arc4random_buf: review libarchive_random_rename"
+sed -i 's/\barc4random_buf\b/la_arc4random_buf/g' "$random_c"
+log "configuring libarchive (${generator[*]:-Unix Makefiles})"
+libarchive_build="$work/build-libarchive"
+step libarchive-configure cmake -S "$libarchive_src" -B "$libarchive_build" "${generator[@]}" \
+  -DCMAKE_INSTALL_PREFIX="$prefix" \
+  -DCMAKE_C_FLAGS="$common_cflags" \
+  -DZLIB_INCLUDE_DIR="$prefix/include" -DZLIB_LIBRARY="$prefix/lib/libz.a" \
+  -DOPENSSL_ROOT_DIR=/usr \
+  -DLIBLZMA_INCLUDE_DIR=/usr/include -DLIBLZMA_LIBRARY="$sys_libdir/liblzma.a" \
+  "${libarchive_options[@]}"
+cache="$libarchive_build/CMakeCache.txt"
+grep -q "^OPENSSL_CRYPTO_LIBRARY:FILEPATH=.*libcrypto\.a$" "$cache" ||
+  die "libarchive's CMake did not pick a static libcrypto.a (see $cache)"
+libarchive_config_h="$libarchive_build/config.h"
+for want in HAVE_ZLIB_H HAVE_LZMA_H HAVE_LIBCRYPTO ARCHIVE_CRYPTO_SHA256_OPENSSL HAVE_ICONV HAVE_PTHREAD_H; do
+  grep -q "^#define $want\b" "$libarchive_config_h" || die "libarchive configured without $want (see $libarchive_config_h)"
+done
+for unwanted in HAVE_ARC4RANDOM_BUF HAVE_BZLIB_H HAVE_ZSTD_H HAVE_LZ4_H HAVE_LZO_LZOCONF_H HAVE_BLAKE2_H \
+  HAVE_LIBXML_XMLREADER_H HAVE_EXPAT_H HAVE_LIBNETTLE HAVE_LIBMBEDCRYPTO HAVE_LIBACL HAVE_LIBATTR \
+  HAVE_LIBPCREPOSIX; do
+  if grep -q "^#define $unwanted\b" "$libarchive_config_h"; then
+    die "libarchive configured with $unwanted (see $libarchive_config_h)"
+  fi
+done
+log "building libarchive ($jobs jobs)"
+step libarchive-build cmake --build "$libarchive_build" --target archive_static --parallel "$jobs"
+install -m 644 "$libarchive_build/libarchive/libarchive.a" "$prefix/lib/libarchive.a"
+install -m 644 "$libarchive_src/libarchive/archive.h" "$libarchive_src/libarchive/archive_entry.h" "$prefix/include/"
+# libarchive's own .pc, its Libs lines replaced below.
+install -m 644 "$libarchive_build/build/pkgconfig/libarchive.pc" "$prefix/lib/pkgconfig/libarchive.pc"
+
+# ---------------------------------------------------------------------------
+# The consumer's link lines, archives by absolute path, each before what it
+# uses: no -L order elsewhere in a link can then pick the machine's shared
+# libgit2.so, libcurl.so, libarchive.so or libz.so instead. The archives in
+# /usr/lib are Debian's; -pthread for the threads of libgit2, curl's resolver,
+# libarchive and OpenSSL (a no-op library on glibc >= 2.34, kept for clarity).
+sys_ssl="$sys_libdir/libssl.a $sys_libdir/libcrypto.a"
+sys_git="$sys_libdir/libssh2.a $sys_libdir/libhttp_parser.a $sys_libdir/libpcre2-8.a"
+libgit2_link="$prefix/lib/libgit2.a $sys_git $sys_ssl $prefix/lib/libz.a -pthread"
+curl_link="$prefix/lib/libcurl.a $sys_ssl $prefix/lib/libz.a -pthread"
+libarchive_link="$prefix/lib/libarchive.a $sys_libdir/liblzma.a $sys_libdir/libcrypto.a $prefix/lib/libz.a -pthread"
+link_archives="$prefix/lib/libgit2.a $sys_git $prefix/lib/libcurl.a $prefix/lib/libarchive.a"
+link_archives+=" $sys_libdir/liblzma.a $sys_ssl $prefix/lib/libz.a -pthread"
+# The CMake of curl, libgit2 and libarchive write the compiler's implicit
+# libraries or names of shared libraries (-lgcc_s, -lrt, -llzma,
+# Requires.private: openssl libssh2 ...) into their .pc files; the .pc files
+# get exactly the lines above, so that pkg-config (pkg_check_modules) gives a
+# correct static link.
+sed -i -e "s|^Libs:.*|Libs: \${libdir}/libcurl.a $sys_ssl \${libdir}/libz.a -pthread|" \
   -e 's|^Libs.private:.*|Libs.private:|' "$prefix/lib/pkgconfig/libcurl.pc"
+sed -i -e "s|^Libs:.*|Libs: \${libdir}/libgit2.a $sys_git $sys_ssl \${libdir}/libz.a -pthread|" \
+  -e 's|^Libs.private:.*|Libs.private:|' -e '/^Requires\(\.private\)\?:/d' "$prefix/lib/pkgconfig/libgit2.pc"
+sed -i -e "s|^Libs:.*|Libs: \${libdir}/libarchive.a $sys_libdir/liblzma.a $sys_libdir/libcrypto.a \${libdir}/libz.a -pthread|" \
+  -e 's|^Libs.private:.*|Libs.private:|' -e '/^Requires\(\.private\)\?:/d' "$prefix/lib/pkgconfig/libarchive.pc"
 sed -i -e "s|^Libs:.*|Libs: \${libdir}/libz.a|" "$prefix/lib/pkgconfig/zlib.pc"
 
 # ---------------------------------------------------------------------------
 # Self-check: what the wheel will do with these archives. A shared object
-# that calls into curl, with TLS and zlib, must link (every object PIC), need
-# only libraries of the manylinux policy, and no glibc symbol version above
-# 2.34; an executable linked the same way must run and report the features.
+# that calls into libgit2 (a repository, a patch applied and printed, a
+# regex, TLS set up), curl (TLS, zlib) and libarchive (.tar.gz and .tar.xz
+# written, read with every filter and format, extracted as ascend-setup does)
+# must link (every object PIC) with --exclude-libs,ALL as the host modules do,
+# need only libraries of the manylinux policy, and no glibc symbol version
+# above 2.34; an executable linked the same way must run and report the
+# features.
 log "self-check: linking a shared object and an executable against the archives"
 check="$work/selfcheck"
 mkdir -p "$check"
 cat >"$check/check.c" <<'EOF'
+#include <archive.h>
+#include <archive_entry.h>
 #include <curl/curl.h>
+#include <git2.h>
 #include <stdio.h>
 #include <string.h>
 #include <zlib.h>
@@ -407,8 +629,111 @@ int check_curl(void) {
   curl_global_cleanup();
   return ok ? 0 : 1;
 }
+
+static int count_entry(const git_config_entry *entry, void *count) {
+  (void)entry;
+  ++*(int *)count;
+  return 0;
+}
+
+/* dir: an empty directory for a repository; ca_file: a CA bundle or NULL. */
+int check_libgit2(const char *dir, const char *ca_file) {
+  if (git_libgit2_init() < 1) return 1;
+  int major = 0, minor = 0, rev = 0;
+  git_libgit2_version(&major, &minor, &rev);
+  const int features = git_libgit2_features();
+  int ok = (features & GIT_FEATURE_THREADS) && (features & GIT_FEATURE_HTTPS) &&
+           (features & GIT_FEATURE_SSH) && (features & GIT_FEATURE_NSEC);
+  /* Only the OpenSSL backend takes a cipher list. */
+  ok = ok && git_libgit2_opts(GIT_OPT_SET_SSL_CIPHERS, "HIGH:!aNULL") == 0;
+  if (ca_file) ok = ok && git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, ca_file, NULL) == 0;
+  /* A repository, a regex over its configuration (PCRE2), a patch parsed,
+     applied to the index and printed (diff_print.o, whose stdout reference
+     is what Debian's libgit2.a cannot put into a shared object). */
+  static const char patch[] = "diff --git a/f b/f\nnew file mode 100644\n--- /dev/null\n"
+                              "+++ b/f\n@@ -0,0 +1 @@\n+x\n";
+  git_repository *repo = NULL;
+  git_config *config = NULL;
+  git_diff *diff = NULL;
+  git_buf printed = {0};
+  int entries = 0;
+  ok = ok && git_repository_init(&repo, dir, 0) == 0 && git_repository_config(&config, repo) == 0 &&
+       git_config_foreach_match(config, "^core\\.(bare|filemode)$", count_entry, &entries) == 0 &&
+       entries == 2 && git_diff_from_buffer(&diff, patch, sizeof patch - 1) == 0 &&
+       git_diff_num_deltas(diff) == 1 && git_apply(repo, diff, GIT_APPLY_LOCATION_INDEX, NULL) == 0 &&
+       git_diff_to_buf(&printed, diff, GIT_DIFF_FORMAT_PATCH) == 0 && strstr(printed.ptr, "+x\n");
+  const git_error *error = git_error_last();
+  printf("libgit2 %d.%d.%d features=%#x ca=%s: %s%s%s\n", major, minor, rev, features,
+         ca_file ? ca_file : "(none)", ok ? "ok" : "FAILED", !ok && error ? ": " : "",
+         !ok && error ? error->message : "");
+  git_buf_dispose(&printed);
+  git_diff_free(diff);
+  git_config_free(config);
+  git_repository_free(repo);
+  git_libgit2_shutdown();
+  return ok ? 0 : 1;
+}
+/* A tar.<gz|xz> with one file written into memory, read back with every
+   filter and format and extracted into dir with ascend-setup's flags. */
+static int archive_roundtrip(const char *dir, int xz) {
+  static char data[1 << 16];
+  size_t used = 0;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", dir, xz ? "xz.txt" : "gz.txt");
+  struct archive *w = archive_write_new();
+  struct archive_entry *entry = archive_entry_new();
+  archive_entry_set_pathname(entry, path + strlen(dir) + 1);
+  archive_entry_set_filetype(entry, AE_IFREG);
+  archive_entry_set_perm(entry, 0644);
+  archive_entry_set_size(entry, 3);
+  int ok = archive_write_set_format_pax_restricted(w) == ARCHIVE_OK &&
+           (xz ? archive_write_add_filter_xz(w) : archive_write_add_filter_gzip(w)) == ARCHIVE_OK &&
+           archive_write_open_memory(w, data, sizeof data, &used) == ARCHIVE_OK &&
+           archive_write_header(w, entry) == ARCHIVE_OK && archive_write_data(w, "hi\n", 3) == 3;
+  ok = archive_write_close(w) == ARCHIVE_OK && ok;
+  archive_write_free(w);
+  archive_entry_free(entry);
+  struct archive *r = archive_read_new();
+  struct archive *disk = archive_write_disk_new();
+  archive_read_support_filter_all(r);
+  archive_read_support_format_all(r);
+  archive_write_disk_set_options(disk, ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM |
+                                           ARCHIVE_EXTRACT_SECURE_SYMLINKS |
+                                           ARCHIVE_EXTRACT_SECURE_NODOTDOT);
+  ok = ok && archive_read_open_memory(r, data, used) == ARCHIVE_OK &&
+       archive_read_next_header(r, &entry) == ARCHIVE_OK &&
+       archive_filter_code(r, 0) == (xz ? ARCHIVE_FILTER_XZ : ARCHIVE_FILTER_GZIP);
+  if (ok) archive_entry_set_pathname(entry, path);
+  ok = ok && archive_write_header(disk, entry) == ARCHIVE_OK;
+  const void *block;
+  size_t size;
+  la_int64_t offset;
+  int rc = ARCHIVE_FATAL;
+  while (ok && (rc = archive_read_data_block(r, &block, &size, &offset)) == ARCHIVE_OK) {
+    ok = archive_write_data_block(disk, block, size, offset) == ARCHIVE_OK;
+  }
+  ok = ok && rc == ARCHIVE_EOF && archive_write_finish_entry(disk) == ARCHIVE_OK;
+  if (!ok) printf("libarchive (%s): %s / %s\n", xz ? "xz" : "gzip", archive_error_string(r),
+                  archive_error_string(disk));
+  archive_read_free(r);
+  archive_write_free(disk);
+  FILE *f = fopen(path, "r");
+  char back[4] = {0};
+  ok = ok && f && fread(back, 1, 3, f) == 3 && strcmp(back, "hi\n") == 0;
+  if (f) fclose(f);
+  return ok;
+}
+
+int check_libarchive(const char *dir) {
+  int ok = archive_roundtrip(dir, 0) && archive_roundtrip(dir, 1);
+  printf("%s: %s\n", archive_version_details(), ok ? "ok" : "FAILED");
+  return ok ? 0 : 1;
+}
 #ifdef MAIN
-int main(void) { return check_curl(); }
+int main(int argc, char **argv) {
+  if (argc < 3) return 2;
+  return check_libgit2(argv[1], argc > 3 ? argv[3] : NULL) | check_curl() | check_libarchive(argv[2]);
+}
 #endif
 EOF
 # shellcheck disable=SC2086 # link_archives is a list of words
@@ -430,10 +755,22 @@ for elf in "$check/check.so" "$check/check"; do
   fi
 done
 if command -v pkg-config >/dev/null; then
-  pc_libs=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --libs libcurl | sed "s/ *$//")
-  [ "$pc_libs" = "$link_archives" ] || die "libcurl.pc gives '$pc_libs', not '$link_archives'"
+  for pc in "libcurl:$curl_link" "libgit2:$libgit2_link" "libarchive:$libarchive_link"; do
+    pc_libs=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --libs "${pc%%:*}" | sed "s/ *$//")
+    [ "$pc_libs" = "${pc#*:}" ] || die "${pc%%:*}.pc gives '$pc_libs', not '${pc#*:}'"
+  done
 fi
-"$check/check" >"$logs/selfcheck-run.log" 2>&1 || {
+# The system's CA bundle where this machine has one, as ascend-setup passes it.
+ca_file=
+for f in /etc/ssl/certs/ca-certificates.crt /etc/pki/tls/certs/ca-bundle.crt; do
+  if [ -r "$f" ]; then
+    ca_file=$f
+    break
+  fi
+done
+mkdir -p "$check/repo" "$check/extracted"
+# shellcheck disable=SC2086 # no CA file: no argument
+"$check/check" "$check/repo" "$check/extracted" $ca_file >"$logs/selfcheck-run.log" 2>&1 || {
   cat "$logs/selfcheck-run.log" >&2
   die "the self-check executable failed"
 }
@@ -443,16 +780,23 @@ log "self-check: $(cat "$logs/selfcheck-run.log")"
 # The stamp, last, through a rename: it exists only for a finished build.
 {
   printf '# Written by scripts/build-static-deps.sh when the build finished; delete to rebuild.\n'
+  printf 'libgit2-source: libgit2 %s\n' "$libgit2_version"
   printf 'curl-source: curl %s\n' "$curl_version"
   printf 'curl-reverted-patches: %s\n' "${reverted[*]:-(none)}"
+  printf 'libarchive-source: libarchive %s\n' "$libarchive_version"
   printf 'zlib-source: zlib %s\n' "$zlib_version"
-  printf 'openssl: %s\n' "$(dpkg-query -W -f='libssl-dev ${Version}' libssl-dev 2>/dev/null || echo unknown)"
+  for dev in libssl-dev libssh2-1-dev libhttp-parser-dev libpcre2-dev liblzma-dev; do
+    printf 'system-archives: %s\n' "$(dpkg-query -W -f='${Package} ${Version}' "$dev" 2>/dev/null || echo "$dev unknown")"
+  done
   printf 'link: %s\n' "$link_archives"
+  printf 'link-libgit2: %s\n' "$libgit2_link"
+  printf 'link-libcurl: %s\n' "$curl_link"
+  printf 'link-libarchive: %s\n' "$libarchive_link"
   recipe
 } >"$stamp.tmp"
 mv -f "$stamp.tmp" "$stamp"
 if [ "${STATIC_DEPS_KEEP_WORK:-0}" != 1 ]; then
   rm -rf "$work"
 fi
-log "done in $(($(date +%s) - start)) s: $prefix/lib/libcurl.a, $prefix/lib/libz.a"
-log "link with: $link_archives"
+log "done in $(($(date +%s) - start)) s: $prefix/lib/{libgit2,libcurl,libarchive,libz}.a"
+log "link with (all of them): $link_archives"
