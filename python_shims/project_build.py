@@ -10,16 +10,17 @@ package at the root. Only the standard library: it runs offline with Debian's
 packages (and Debian's source packages, for the static libgit2, libcurl,
 libarchive and zlib).
 
-With ``portable=1`` the build is portable (``-DASCEND_SETUP_PORTABLE=ON``:
-every dependency and the C++ runtime linked in, scripts/build-static-deps.sh
-run first), and the wheel is ``py3-none-manylinux_2_34_<arch>``: one wheel
-for every CPython the build found, on any glibc >= 2.34 (doc/portable.md:
-not yet the default, its link is not finished). A build linked with the
-system's libraries gives ``py3-none-linux_<arch>``, for this machine only.
+The build is portable by default (``-DASCEND_SETUP_PORTABLE=ON``: every
+dependency and the C++ runtime linked in, scripts/build-static-deps.sh run
+first), and the wheel is ``py3-none-manylinux_2_34_<arch>``: one wheel for
+every CPython the build found, on any glibc >= 2.34
+(scripts/check-wheel-policy.py checks it). A build linked with the system's
+libraries (``portable=0``, or a build directory configured without it) gives
+``py3-none-linux_<arch>``, for this machine only.
 
 config_settings: ``build-dir`` (default ``<checkout>/build/pip``; an existing,
 configured build directory is built as it is), ``build-type`` (default
-Release), ``portable`` ("1" for the portable build; default "0"),
+Release), ``portable`` ("0" for a build linked with the system's libraries),
 ``static-deps`` (default ``<build-dir>/static-deps``).
 """
 
@@ -76,7 +77,7 @@ def _stage(config_settings, staging):
         generator = ["-G", "Ninja"] if shutil.which("ninja") else []
         options = ["-DCMAKE_BUILD_TYPE=" + settings.get("build-type", "Release"),
                    "-DASCEND_SETUP_TESTS=OFF", "-DASCEND_SETUP_BENCH=OFF"]
-        if settings.get("portable", "0") == "1":
+        if settings.get("portable", "1") != "0":
             deps = os.path.abspath(settings.get("static-deps") or os.path.join(build, "static-deps"))
             print("project_build: scripts/build-static-deps.sh " + deps, file=sys.stderr, flush=True)
             subprocess.run(["bash", os.path.join("scripts", "build-static-deps.sh"), deps],

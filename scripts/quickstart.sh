@@ -22,6 +22,9 @@ test_packages=(
   clang lld libclang-rt-14-dev binutils util-linux python3-venv python3-pip python3-build
   python3-setuptools-whl python3-wheel-whl python3-pip-whl libgtest-dev googletest
   nginx-light curl distcc ccache
+  # The portable build (scripts/build-static-deps.sh: Debian's sources and
+  # the static archives it links) and its wheel's policy check.
+  dpkg-dev libssh2-1-dev libhttp-parser-dev liblzma-dev python3-pyelftools
 )
 [ "$mode" = test ] && packages+=("${test_packages[@]}")
 missing=()
@@ -125,9 +128,13 @@ case "$mode" in
   test)
     # Every served CPython, the tests and benchmarks, warnings as errors; its
     # own build directory, so that switching modes rebuilds nothing needlessly.
+    # Portable (every dependency linked in, as the wheel ships): the suite
+    # tests what ships, and the wheel tests pack this very build.
     build=${ASCEND_SETUP_BUILD_DIR:-$root/build-test}
+    bash "$root/scripts/build-static-deps.sh" "$build-static-deps"
     cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DASCEND_SETUP_PYTHONS= -DASCEND_SETUP_TESTS=ON -DASCEND_SETUP_BENCH=ON \
+      -DASCEND_SETUP_PORTABLE=ON "-DASCEND_SETUP_STATIC_DEPS=$build-static-deps" \
       -DASCEND_SETUP_WERROR=ON >&2
     cmake --build "$build" >&2
     ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
