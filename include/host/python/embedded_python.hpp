@@ -28,7 +28,9 @@ Interpreter choose_interpreter(const std::optional<std::filesystem::path>& expli
 // The major.minor of the linked libpython, e.g. "3.11".
 std::string linked_python_version();
 
-// Starts the interpreter and ends its use. sys.argv = [script, args...],
+// Starts the interpreter, or adopts it when it runs already (the host module
+// imported by a static interpreter: argv, os.environ and stdout's buffering
+// made what the start would have made), and ends its use. sys.argv = [script, args...],
 // sys.path[0] = path0; SIGINT raises KeyboardInterrupt. Made once per
 // process, destroyed right before the process exits: the destructor joins
 // non-daemon threads, runs atexit handlers and flushes the streams, but

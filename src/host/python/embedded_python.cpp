@@ -138,7 +138,7 @@ std::string linked_python_version() {
 }
 
 Interpreter choose_interpreter(const std::optional<std::filesystem::path>& explicit_python) {
-  // Exec'ed by the launcher: it already resolved the interpreter and chose
+  // Started by the launcher: it already resolved the interpreter and chose
   // this host for its minor.
   if (auto executable = handoff_env(interpreter_env); executable && !executable->empty()) {
     ::unsetenv(interpreter_env);
