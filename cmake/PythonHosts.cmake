@@ -9,6 +9,12 @@
 # Found by default, in this order (the first of a minor wins; the very first is
 # the default interpreter of the tests): /usr/bin/python3, every
 # $(pyenv root)/versions/*/bin/python3, python3.X on PATH.
+#
+# A cross build (CMAKE_CROSSCOMPILING: cmake/toolchains/) cannot run the
+# target's interpreters, and needs only their headers: ASCEND_SETUP_PYTHONS
+# names include directories (<prefix>/include/python3.X), found by default
+# under the sysroot's /usr and /usr/local; the version is read from
+# patchlevel.h, and <prefix>/bin/python3.X is the default interpreter.
 set(ASCEND_SETUP_MIN_PYTHON 3.10)
 set(ASCEND_SETUP_PYTHONS "" CACHE STRING
     "Python interpreters to build hosts for (;-list); empty: find CPython >= ${ASCEND_SETUP_MIN_PYTHON}")
@@ -61,8 +67,48 @@ for x in (sys.implementation.name, '%d.%d' % sys.version_info[:2], sys.base_pref
   endif()
 endfunction()
 
+# The same for a target interpreter's include directory (a cross build);
+# _PREFIX is the prefix as the target sees it, _SHARED stays empty.
+function(ascend_setup_probe_headers include var)
+  set(${var}_OK FALSE PARENT_SCOPE)
+  set(${var}_VERSION "" PARENT_SCOPE)
+  set(${var}_INCLUDE ${include} PARENT_SCOPE)
+  set(${var}_SHARED "" PARENT_SCOPE)
+  get_filename_component(prefix "${include}/../.." ABSOLUTE)
+  string(LENGTH "${CMAKE_SYSROOT}" sysroot_length)
+  string(SUBSTRING "${prefix}" 0 ${sysroot_length} head)
+  if(CMAKE_SYSROOT AND head STREQUAL CMAKE_SYSROOT)
+    string(SUBSTRING "${prefix}" ${sysroot_length} -1 prefix)
+  endif()
+  set(${var}_PREFIX ${prefix} PARENT_SCOPE)
+  set(patchlevel "${include}/patchlevel.h")
+  if(NOT EXISTS "${patchlevel}")
+    set(${var}_WHY "no patchlevel.h (not a CPython include directory)" PARENT_SCOPE)
+    return()
+  endif()
+  file(STRINGS "${patchlevel}" major REGEX "^#define[ \t]+PY_MAJOR_VERSION[ \t]+[0-9]+")
+  file(STRINGS "${patchlevel}" minor REGEX "^#define[ \t]+PY_MINOR_VERSION[ \t]+[0-9]+")
+  string(REGEX REPLACE ".*[ \t]([0-9]+)$" "\\1" major "${major}")
+  string(REGEX REPLACE ".*[ \t]([0-9]+)$" "\\1" minor "${minor}")
+  set(version "${major}.${minor}")
+  set(${var}_VERSION ${version} PARENT_SCOPE)
+  if(version VERSION_LESS ASCEND_SETUP_MIN_PYTHON)
+    set(${var}_WHY "CPython ${version} < ${ASCEND_SETUP_MIN_PYTHON}" PARENT_SCOPE)
+  elseif(include MATCHES "t$")   # python3.13t: the free-threaded build's headers
+    set(${var}_WHY "free-threaded" PARENT_SCOPE)
+  elseif(NOT EXISTS "${include}/Python.h")
+    set(${var}_WHY "no Python.h" PARENT_SCOPE)
+  else()
+    set(${var}_OK TRUE PARENT_SCOPE)
+  endif()
+endfunction()
+
 if(ASCEND_SETUP_PYTHONS)
   set(candidates ${ASCEND_SETUP_PYTHONS})
+elseif(CMAKE_CROSSCOMPILING)
+  file(GLOB candidates LIST_DIRECTORIES true "${CMAKE_SYSROOT}/usr/include/python3.*"
+                                             "${CMAKE_SYSROOT}/usr/local/include/python3.*")
+  list(SORT candidates COMPARE NATURAL ORDER DESCENDING)
 else()
   set(candidates)
   if(EXISTS /usr/bin/python3)
@@ -90,7 +136,11 @@ set(ASCEND_SETUP_FOUND_PYTHONS)      # every servable one (the tests run them al
 set(ASCEND_SETUP_TOO_OLD_PYTHONS)    # CPythons < the minimum (the tests expect exit 3)
 set(found_prefixes)
 foreach(candidate IN LISTS candidates)
-  ascend_setup_probe_python(${candidate} probe)
+  if(CMAKE_CROSSCOMPILING)
+    ascend_setup_probe_headers(${candidate} probe)
+  else()
+    ascend_setup_probe_python(${candidate} probe)
+  endif()
   if(NOT probe_OK)
     if(ASCEND_SETUP_PYTHONS)
       message(FATAL_ERROR "ASCEND_SETUP_PYTHONS: ${candidate} cannot be served: ${probe_WHY}")
@@ -101,14 +151,22 @@ foreach(candidate IN LISTS candidates)
     endif()
     continue()
   endif()
-  # One installation found twice (a pyenv shim and the version behind it).
-  if("${probe_PREFIX}" IN_LIST found_prefixes)
+  # One installation found twice (a pyenv shim and the version behind it);
+  # a cross build's candidates are include directories, several to a prefix.
+  set(installation "${probe_PREFIX}")
+  if(CMAKE_CROSSCOMPILING)
+    set(installation "${probe_INCLUDE}")
+  endif()
+  if("${installation}" IN_LIST found_prefixes)
     continue()
   endif()
-  list(APPEND found_prefixes "${probe_PREFIX}")
+  list(APPEND found_prefixes "${installation}")
   list(APPEND ASCEND_SETUP_FOUND_PYTHONS ${candidate})
   if(NOT ASCEND_SETUP_DEFAULT_PYTHON)
     set(ASCEND_SETUP_DEFAULT_PYTHON ${candidate})
+    if(CMAKE_CROSSCOMPILING)
+      set(ASCEND_SETUP_DEFAULT_PYTHON ${probe_PREFIX}/bin/python${probe_VERSION})
+    endif()
     set(ASCEND_SETUP_DEFAULT_VERSION ${probe_VERSION})
   endif()
   if(probe_VERSION IN_LIST ASCEND_SETUP_HOST_VERSIONS)

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -20,8 +21,8 @@ namespace {
 
 // A sibling of `target` no other run uses: ".<name>.ascend-setup-<what>-<pid>".
 fs::path payload_sibling(const fs::path& target, const std::string& what) {
-  return target.parent_path() / ("." + target.filename().string() + ".ascend-setup-" + what + "-" +
-                                 std::to_string(::getpid()));
+  return target.parent_path() /
+         fmt::format(".{}.ascend-setup-{}-{}", target.filename().string(), what, ::getpid());
 }
 
 void copy_entry(const fs::path& from, const fs::path& to) {

@@ -12,6 +12,7 @@
 #include "base/util/strings.hpp"
 #include "base/util/text_file.hpp"
 
+#include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -54,8 +55,10 @@ std::optional<fs::path> find_on_path(const std::string& name) {
   return std::nullopt;
 }
 
+// fmt, not "'" + std::string: GCC 12 at -O3 warns falsely on that operator+
+// (GCC bug 105651).
 std::string wrapper_quoted(const std::string& text) {
-  return "'" + replace_all(text, "'", "'\\''") + "'";
+  return fmt::format("'{}'", replace_all(text, "'", "'\\''"));
 }
 
 // Step 3: the submodule, then its nested repositories.
@@ -158,10 +161,12 @@ std::vector<std::string> npuir_command(const Profile::Npuir& npuir, const fs::pa
 }
 
 std::string cxx_wrapper_script(const fs::path& compiler, const std::vector<std::string>& flags) {
-  std::string script = "#!/bin/sh\n# Written by ascend-setup for the NPUIR build.\nexec " +
-                       wrapper_quoted(compiler.string());
+  std::string script =
+      fmt::format("#!/bin/sh\n# Written by ascend-setup for the NPUIR build.\nexec {}",
+                  wrapper_quoted(compiler.string()));
   for (const std::string& flag : flags) {
-    script += " " + wrapper_quoted(flag);
+    script += ' ';
+    script += wrapper_quoted(flag);
   }
   return script + " \"$@\"\n";
 }
