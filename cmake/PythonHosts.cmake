@@ -94,8 +94,10 @@ function(ascend_setup_probe_headers include var)
   set(${var}_VERSION ${version} PARENT_SCOPE)
   if(version VERSION_LESS ASCEND_SETUP_MIN_PYTHON)
     set(${var}_WHY "CPython ${version} < ${ASCEND_SETUP_MIN_PYTHON}" PARENT_SCOPE)
-  elseif(include MATCHES "t$")   # python3.13t: the free-threaded build's headers
+  elseif(include MATCHES "t/?$")   # python3.13t: the free-threaded build's headers
     set(${var}_WHY "free-threaded" PARENT_SCOPE)
+  elseif(include MATCHES "d/?$")   # python3.Xd: a debug build's (another ABI)
+    set(${var}_WHY "a debug build's headers" PARENT_SCOPE)
   elseif(NOT EXISTS "${include}/Python.h")
     set(${var}_WHY "no Python.h" PARENT_SCOPE)
   else()
@@ -108,6 +110,8 @@ if(ASCEND_SETUP_PYTHONS)
 elseif(CMAKE_CROSSCOMPILING)
   file(GLOB candidates LIST_DIRECTORIES true "${CMAKE_SYSROOT}/usr/include/python3.*"
                                              "${CMAKE_SYSROOT}/usr/local/include/python3.*")
+  # Not python3.Xd (a debug build's ABI) nor python3.Xt (free-threaded).
+  list(FILTER candidates INCLUDE REGEX "/python3\\.[0-9]+$")
   list(SORT candidates COMPARE NATURAL ORDER DESCENDING)
 else()
   set(candidates)
