@@ -21,7 +21,9 @@ libraries (``portable=0``, or a build directory configured without it) gives
 config_settings: ``build-dir`` (default ``<checkout>/build/pip``; an existing,
 configured build directory is built as it is), ``build-type`` (default
 Release), ``portable`` ("0" for a build linked with the system's libraries),
-``static-deps`` (default ``<build-dir>/static-deps``).
+``static-deps`` (default ``<build-dir>/static-deps``). A cross build is a
+``build-dir`` configured beforehand with a toolchain file (doc/portable.md);
+its wheel is tagged for the target's architecture.
 """
 
 import base64
@@ -52,14 +54,20 @@ def _version():
 PORTABLE_POLICY = "manylinux_2_34"
 
 
-def _portable(build):
+def _cache(build):
     with open(os.path.join(build, "CMakeCache.txt"), encoding="utf-8") as cache:
-        return re.search(r"^ASCEND_SETUP_PORTABLE:BOOL=(ON|TRUE|1)$", cache.read(), re.M) is not None
+        return cache.read()
 
 
 def _tag(build):
+    """The build's target, not this interpreter's: a cross build (a build-dir
+    configured with cmake/toolchains/) packs another architecture."""
+    cache = _cache(build)
+    arch = re.search(r"^ASCEND_SETUP_WHEEL_ARCH:INTERNAL=(\S+)$", cache, re.M)
     platform = sysconfig.get_platform().replace("-", "_").replace(".", "_")
-    if _portable(build):
+    if arch:
+        platform = "linux_" + arch.group(1)
+    if re.search(r"^ASCEND_SETUP_PORTABLE:BOOL=(ON|TRUE|1)$", cache, re.M):
         platform = PORTABLE_POLICY + "_" + platform.split("_", 1)[1]
     return "py3-none-" + platform
 

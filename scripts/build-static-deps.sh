@@ -51,6 +51,11 @@
 #   LIBARCHIVE_DEB_VERSION  pin the Debian source version (e.g.
 #       7.88.1-10+deb12u15); default: the newest the archive serves.
 #   STATIC_DEPS_KEEP_WORK=1  keep PREFIX/.work (sources, build trees, logs).
+#   STATIC_DEPS_SYSROOT=DIR  cross-build for DIR, a Debian root of another
+#       architecture (scripts/debian-root --arch), which provides the
+#       target's -dev packages, the static archives above among them: with
+#       Debian's cross gcc (gcc-<triple>) and cmake/toolchains/<triple>.cmake;
+#       the self-check's executable runs under qemu-user.
 # CFLAGS/LDFLAGS/CPPFLAGS from the environment are ignored on purpose: the
 # result must depend only on what the stamp records (a stray -march=native
 # would make the wheel non-portable).
@@ -70,6 +75,34 @@ work="$prefix/.work"
 logs="$work/logs"
 jobs=2 # the machines have 2 cores; more only thrashes
 unset CFLAGS CXXFLAGS CPPFLAGS LDFLAGS
+
+# The target: this machine, or (STATIC_DEPS_SYSROOT) a root's architecture,
+# its triple named by the directory that holds its libc.
+sysroot=
+triple=
+cc=(gcc)
+objdump=objdump
+cmake_cross=()
+run_target=()
+dpkg_admin=()
+if [ -n "${STATIC_DEPS_SYSROOT:-}" ]; then
+  sysroot=$(cd "$STATIC_DEPS_SYSROOT" && pwd) || die "STATIC_DEPS_SYSROOT: no directory $STATIC_DEPS_SYSROOT"
+  for libdir in "$sysroot"/usr/lib/*-linux-gnu*; do
+    [ -e "$libdir/libc.so.6" ] && triple=$(basename "$libdir")
+  done
+  [ -n "$triple" ] || die "STATIC_DEPS_SYSROOT: $sysroot holds no usr/lib/<triple>/libc.so.6 (not a Debian root)"
+  toolchain="$(cd "$(dirname "$0")/.." && pwd)/cmake/toolchains/$triple.cmake"
+  [ -f "$toolchain" ] || die "no CMake toolchain file for $triple ($toolchain)"
+  command -v "$triple-gcc" >/dev/null || die "$triple-gcc is missing (apt-get install gcc-$triple g++-$triple)"
+  qemu=/usr/bin/qemu-${triple%%-*}-static
+  [ -x "$qemu" ] || die "$qemu is missing (apt-get install qemu-user-static): the self-check runs under it"
+  cc=("$triple-gcc" "--sysroot=$sysroot")
+  objdump=$triple-objdump
+  cmake_cross=(-DCMAKE_TOOLCHAIN_FILE="$toolchain" -DASCEND_SETUP_SYSROOT="$sysroot"
+    -DASCEND_SETUP_CROSS_COMPILER=gcc)
+  run_target=("$qemu" -L "$sysroot")
+  dpkg_admin=(--admindir="$sysroot/var/lib/dpkg")
+fi
 
 # ---------------------------------------------------------------------------
 # The recipe. Everything that decides what the libraries contain is here and
@@ -213,6 +246,7 @@ libarchive_random_rename='arc4random_buf -> la_arc4random_buf in libarchive/arch
 # The stamp's recipe part: compared line by line with an existing stamp.
 recipe() {
   printf 'recipe: %s\n' "$recipe_version"
+  printf 'target: %s\n' "${triple:-this machine}${sysroot:+ (sysroot $sysroot)}"
   printf 'cflags: %s\n' "$common_cflags"
   printf 'zlib-cflags: %s\n' "$zlib_cflags"
   printf 'zlib-configure: --static\n'
@@ -275,20 +309,25 @@ mkdir -p "$logs"
 # whose static archives are linked as Debian ships them (libssl-dev,
 # libssh2-1-dev, libhttp-parser-dev, libpcre2-dev, liblzma-dev) are installed
 # if missing, as root; nothing else is.
-multiarch=$(gcc -print-multiarch 2>/dev/null || true)
+multiarch=${triple:-$(gcc -print-multiarch 2>/dev/null || true)}
 [ -n "$multiarch" ] || die "gcc -print-multiarch gave nothing: a Debian gcc is needed"
-sys_libdir="/usr/lib/$multiarch"
+sys_libdir="$sysroot/usr/lib/$multiarch"
+sys_include="$sysroot/usr/include"
 for tool in cmake make gcc patch flock apt-get apt-cache dpkg-query; do
   command -v "$tool" >/dev/null || die "$tool is missing (install it: apt-get install cmake make gcc patch)"
 done
 missing=()
-command -v dpkg-source >/dev/null || missing+=(dpkg-dev)
-[ -f "$sys_libdir/libssl.a" ] && [ -f "$sys_libdir/libcrypto.a" ] && [ -f /usr/include/openssl/ssl.h ] ||
+[ -f "$sys_libdir/libssl.a" ] && [ -f "$sys_libdir/libcrypto.a" ] && [ -f "$sys_include/openssl/ssl.h" ] ||
   missing+=(libssl-dev)
-[ -f "$sys_libdir/libssh2.a" ] && [ -f /usr/include/libssh2.h ] || missing+=(libssh2-1-dev)
-[ -f "$sys_libdir/libhttp_parser.a" ] && [ -f /usr/include/http_parser.h ] || missing+=(libhttp-parser-dev)
-[ -f "$sys_libdir/libpcre2-8.a" ] && [ -f /usr/include/pcre2.h ] || missing+=(libpcre2-dev)
-[ -f "$sys_libdir/liblzma.a" ] && [ -f /usr/include/lzma.h ] || missing+=(liblzma-dev)
+[ -f "$sys_libdir/libssh2.a" ] && [ -f "$sys_include/libssh2.h" ] || missing+=(libssh2-1-dev)
+[ -f "$sys_libdir/libhttp_parser.a" ] && [ -f "$sys_include/http_parser.h" ] || missing+=(libhttp-parser-dev)
+[ -f "$sys_libdir/libpcre2-8.a" ] && [ -f "$sys_include/pcre2.h" ] || missing+=(libpcre2-dev)
+[ -f "$sys_libdir/liblzma.a" ] && [ -f "$sys_include/lzma.h" ] || missing+=(liblzma-dev)
+# A cross build's archives are the root's: its maker names them.
+if [ -n "$sysroot" ] && [ ${#missing[@]} -gt 0 ]; then
+  die "the root $sysroot lacks ${missing[*]} (make it with those packages)"
+fi
+command -v dpkg-source >/dev/null || missing+=(dpkg-dev)
 if [ ${#missing[@]} -gt 0 ]; then
   [ "$(id -u)" -eq 0 ] || die "${missing[*]} missing and not root: apt-get install ${missing[*]}"
   log "installing ${missing[*]} (missing)"
@@ -443,7 +482,9 @@ done
 log "building zlib (static, PIC)"
 (
   cd "$zlib_src"
-  step zlib-configure env CFLAGS="$zlib_cflags" ./configure --static --prefix="$prefix"
+  # CHOST: the cross ar and ranlib (${triple}-ar); CC: with the sysroot.
+  step zlib-configure env CFLAGS="$zlib_cflags" CC="${cc[*]}" ${triple:+CHOST=$triple} \
+    ./configure --static --prefix="$prefix"
   step zlib-build make -j"$jobs" libz.a
 ) || exit 1
 # Installed by hand: "make install" also puts the man page in.
@@ -457,7 +498,7 @@ install -m 644 "$zlib_src/zlib.pc" "$prefix/lib/pkgconfig/zlib.pc"
 # machine's non-PIC /usr/lib/.../libz.a can never be picked instead.
 log "configuring curl (${generator[*]:-Unix Makefiles})"
 curl_build="$work/build-curl"
-step curl-configure cmake -S "$curl_src" -B "$curl_build" "${generator[@]}" \
+step curl-configure cmake -S "$curl_src" -B "$curl_build" "${generator[@]}" "${cmake_cross[@]}" \
   -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_LIBDIR=lib \
   -DCMAKE_C_FLAGS="$common_cflags" \
   -DZLIB_INCLUDE_DIR="$prefix/include" -DZLIB_LIBRARY="$prefix/lib/libz.a" \
@@ -495,13 +536,13 @@ openssl_c="$libgit2_src/src/libgit2/streams/openssl.c"
 sed -i "s|^\([[:space:]]*\)OPENSSL_init_ssl(0, NULL);\$|\1$libgit2_openssl_init|" "$openssl_c"
 log "configuring libgit2 (${generator[*]:-Unix Makefiles})"
 libgit2_build="$work/build-libgit2"
-step libgit2-configure cmake -S "$libgit2_src" -B "$libgit2_build" "${generator[@]}" \
+step libgit2-configure cmake -S "$libgit2_src" -B "$libgit2_build" "${generator[@]}" "${cmake_cross[@]}" \
   -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_LIBDIR=lib \
   -DCMAKE_C_FLAGS="$common_cflags" \
   -DZLIB_INCLUDE_DIR="$prefix/include" -DZLIB_LIBRARY="$prefix/lib/libz.a" \
   -DOPENSSL_ROOT_DIR=/usr \
-  -DHTTP_PARSER_INCLUDE_DIR=/usr/include -DHTTP_PARSER_LIBRARY="$sys_libdir/libhttp_parser.a" \
-  -DPCRE2_INCLUDE_DIR=/usr/include -DPCRE2_LIBRARY="$sys_libdir/libpcre2-8.a" \
+  -DHTTP_PARSER_INCLUDE_DIR="$sys_include" -DHTTP_PARSER_LIBRARY="$sys_libdir/libhttp_parser.a" \
+  -DPCRE2_INCLUDE_DIR="$sys_include" -DPCRE2_LIBRARY="$sys_libdir/libpcre2-8.a" \
   "${libgit2_options[@]}"
 # What CMake decided, checked rather than trusted.
 cache="$libgit2_build/CMakeCache.txt"
@@ -536,12 +577,12 @@ grep -q '^static void arc4random_buf(void \*, size_t);$' "$random_c" ||
 sed -i 's/\barc4random_buf\b/la_arc4random_buf/g' "$random_c"
 log "configuring libarchive (${generator[*]:-Unix Makefiles})"
 libarchive_build="$work/build-libarchive"
-step libarchive-configure cmake -S "$libarchive_src" -B "$libarchive_build" "${generator[@]}" \
+step libarchive-configure cmake -S "$libarchive_src" -B "$libarchive_build" "${generator[@]}" "${cmake_cross[@]}" \
   -DCMAKE_INSTALL_PREFIX="$prefix" \
   -DCMAKE_C_FLAGS="$common_cflags" \
   -DZLIB_INCLUDE_DIR="$prefix/include" -DZLIB_LIBRARY="$prefix/lib/libz.a" \
   -DOPENSSL_ROOT_DIR=/usr \
-  -DLIBLZMA_INCLUDE_DIR=/usr/include -DLIBLZMA_LIBRARY="$sys_libdir/liblzma.a" \
+  -DLIBLZMA_INCLUDE_DIR="$sys_include" -DLIBLZMA_LIBRARY="$sys_libdir/liblzma.a" \
   "${libarchive_options[@]}"
 cache="$libarchive_build/CMakeCache.txt"
 grep -q "^OPENSSL_CRYPTO_LIBRARY:FILEPATH=.*libcrypto\.a$" "$cache" ||
@@ -737,11 +778,13 @@ int main(int argc, char **argv) {
 #endif
 EOF
 # shellcheck disable=SC2086 # link_archives is a list of words
-step selfcheck-shared gcc -shared -fPIC -O2 -I"$prefix/include" -o "$check/check.so" "$check/check.c" \
+step selfcheck-shared "${cc[@]}" -shared -fPIC -O2 -I"$prefix/include" -o "$check/check.so" "$check/check.c" \
   -Wl,--no-undefined -Wl,--exclude-libs,ALL -Wl,-Bsymbolic $link_archives
 # shellcheck disable=SC2086
-step selfcheck-exe gcc -DMAIN -O2 -I"$prefix/include" -o "$check/check" "$check/check.c" $link_archives
+step selfcheck-exe "${cc[@]}" -DMAIN -O2 -I"$prefix/include" -o "$check/check" "$check/check.c" $link_archives
+# The loader too (aarch64's libraries name it for TLS): the policy allows it.
 allowed_needed="libc.so.6 libm.so.6 libdl.so.2 libpthread.so.0 librt.so.1 libgcc_s.so.1"
+allowed_needed+=" ld-linux-x86-64.so.2 ld-linux-aarch64.so.1"
 for elf in "$check/check.so" "$check/check"; do
   for lib in $(readelf -d "$elf" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
     case " $allowed_needed " in
@@ -749,9 +792,9 @@ for elf in "$check/check.so" "$check/check"; do
     *) die "$elf needs $lib, which the manylinux policy does not allow" ;;
     esac
   done
-  newest=$(objdump -T "$elf" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -n 1)
+  newest=$("$objdump" -T "$elf" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -n 1)
   if [ -n "$newest" ] && [ "$(printf '%s\n2.34\n' "$newest" | sort -V | tail -n 1)" != 2.34 ]; then
-    die "$elf needs GLIBC_$newest (above 2.34): $(objdump -T "$elf" | grep "GLIBC_$newest" | awk '{print $NF}' | tr '\n' ' ')"
+    die "$elf needs GLIBC_$newest (above 2.34): $("$objdump" -T "$elf" | grep "GLIBC_$newest" | awk '{print $NF}' | tr '\n' ' ')"
   fi
 done
 if command -v pkg-config >/dev/null; then
@@ -770,7 +813,7 @@ for f in /etc/ssl/certs/ca-certificates.crt /etc/pki/tls/certs/ca-bundle.crt; do
 done
 mkdir -p "$check/repo" "$check/extracted"
 # shellcheck disable=SC2086 # no CA file: no argument
-"$check/check" "$check/repo" "$check/extracted" $ca_file >"$logs/selfcheck-run.log" 2>&1 || {
+"${run_target[@]}" "$check/check" "$check/repo" "$check/extracted" $ca_file >"$logs/selfcheck-run.log" 2>&1 || {
   cat "$logs/selfcheck-run.log" >&2
   die "the self-check executable failed"
 }
@@ -786,7 +829,7 @@ log "self-check: $(cat "$logs/selfcheck-run.log")"
   printf 'libarchive-source: libarchive %s\n' "$libarchive_version"
   printf 'zlib-source: zlib %s\n' "$zlib_version"
   for dev in libssl-dev libssh2-1-dev libhttp-parser-dev libpcre2-dev liblzma-dev; do
-    printf 'system-archives: %s\n' "$(dpkg-query -W -f='${Package} ${Version}' "$dev" 2>/dev/null || echo "$dev unknown")"
+    printf 'system-archives: %s\n' "$(dpkg-query "${dpkg_admin[@]}" -W -f='${Package} ${Version}' "$dev" 2>/dev/null || echo "$dev unknown")"
   done
   printf 'link: %s\n' "$link_archives"
   printf 'link-libgit2: %s\n' "$libgit2_link"

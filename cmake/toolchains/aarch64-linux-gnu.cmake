@@ -61,6 +61,13 @@ else()
   message(FATAL_ERROR "ASCEND_SETUP_CROSS_COMPILER: clang or gcc, not \"${ASCEND_SETUP_CROSS_COMPILER}\"")
 endif()
 
+# What a project's configure runs (try_run: curl's and libarchive's checks,
+# scripts/build-static-deps.sh) runs under qemu-user with the root's loader
+# and libraries.
+if(EXISTS /usr/bin/qemu-aarch64-static)
+  set(CMAKE_CROSSCOMPILING_EMULATOR /usr/bin/qemu-aarch64-static -L ${CMAKE_SYSROOT})
+endif()
+
 # Libraries, headers and CMake packages from the root only; programs from
 # this machine.
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
