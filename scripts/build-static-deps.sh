@@ -88,7 +88,7 @@ dpkg_admin=()
 if [ -n "${STATIC_DEPS_SYSROOT:-}" ]; then
   sysroot=$(cd "$STATIC_DEPS_SYSROOT" && pwd) || die "STATIC_DEPS_SYSROOT: no directory $STATIC_DEPS_SYSROOT"
   for libdir in "$sysroot"/usr/lib/*-linux-gnu*; do
-    [ -e "$libdir/libc.so.6" ] && triple=$(basename "$libdir")
+    if [ -e "$libdir/libc.so.6" ]; then triple=$(basename "$libdir"); fi
   done
   [ -n "$triple" ] || die "STATIC_DEPS_SYSROOT: $sysroot holds no usr/lib/<triple>/libc.so.6 (not a Debian root)"
   toolchain="$(cd "$(dirname "$0")/.." && pwd)/cmake/toolchains/$triple.cmake"
