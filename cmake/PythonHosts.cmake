@@ -19,6 +19,23 @@ set(ASCEND_SETUP_MIN_PYTHON 3.10)
 set(ASCEND_SETUP_PYTHONS "" CACHE STRING
     "Python interpreters to build hosts for (;-list); empty: find CPython >= ${ASCEND_SETUP_MIN_PYTHON}")
 
+# The verdict of both probes below: sets <var>_OK, or <var>_WHY, in the
+# probe's caller (a macro: PARENT_SCOPE is the probe's). `abi` names an ABI
+# the hosts are not built for ("free-threaded"), or is empty.
+macro(ascend_setup_judge_python var implementation version abi include)
+  if(NOT "${implementation}" STREQUAL "cpython")
+    set(${var}_WHY "${implementation}, not CPython" PARENT_SCOPE)
+  elseif("${version}" VERSION_LESS ASCEND_SETUP_MIN_PYTHON)
+    set(${var}_WHY "CPython ${version} < ${ASCEND_SETUP_MIN_PYTHON}" PARENT_SCOPE)
+  elseif(NOT "${abi}" STREQUAL "")
+    set(${var}_WHY "${abi}" PARENT_SCOPE)
+  elseif(NOT EXISTS "${include}/Python.h")
+    set(${var}_WHY "no Python.h" PARENT_SCOPE)
+  else()
+    set(${var}_OK TRUE PARENT_SCOPE)
+  endif()
+endmacro()
+
 # Sets <var>_VERSION, _PREFIX, _INCLUDE, _SHARED, _OK (and
 # _WHY when not OK) for one interpreter.
 function(ascend_setup_probe_python executable var)
@@ -54,17 +71,11 @@ for x in (sys.implementation.name, '%d.%d' % sys.version_info[:2], sys.base_pref
   list(GET fields 3 include)
   set(${var}_INCLUDE ${include} PARENT_SCOPE)
   set(${var}_SHARED ${shared} PARENT_SCOPE)
-  if(NOT implementation STREQUAL "cpython")
-    set(${var}_WHY "${implementation}, not CPython" PARENT_SCOPE)
-  elseif(version VERSION_LESS ASCEND_SETUP_MIN_PYTHON)
-    set(${var}_WHY "CPython ${version} < ${ASCEND_SETUP_MIN_PYTHON}" PARENT_SCOPE)
-  elseif(free_threaded)
-    set(${var}_WHY "free-threaded" PARENT_SCOPE)
-  elseif(NOT EXISTS "${include}/Python.h")
-    set(${var}_WHY "no Python.h" PARENT_SCOPE)
-  else()
-    set(${var}_OK TRUE PARENT_SCOPE)
+  set(abi "")
+  if(free_threaded)
+    set(abi "free-threaded")
   endif()
+  ascend_setup_judge_python(${var} "${implementation}" "${version}" "${abi}" "${include}")
 endfunction()
 
 # The same for a target interpreter's include directory (a cross build);
@@ -92,17 +103,13 @@ function(ascend_setup_probe_headers include var)
   string(REGEX REPLACE ".*[ \t]([0-9]+)$" "\\1" minor "${minor}")
   set(version "${major}.${minor}")
   set(${var}_VERSION ${version} PARENT_SCOPE)
-  if(version VERSION_LESS ASCEND_SETUP_MIN_PYTHON)
-    set(${var}_WHY "CPython ${version} < ${ASCEND_SETUP_MIN_PYTHON}" PARENT_SCOPE)
-  elseif(include MATCHES "t/?$")   # python3.13t: the free-threaded build's headers
-    set(${var}_WHY "free-threaded" PARENT_SCOPE)
+  set(abi "")
+  if(include MATCHES "t/?$")       # python3.13t: the free-threaded build's headers
+    set(abi "free-threaded")
   elseif(include MATCHES "d/?$")   # python3.Xd: a debug build's (another ABI)
-    set(${var}_WHY "a debug build's headers" PARENT_SCOPE)
-  elseif(NOT EXISTS "${include}/Python.h")
-    set(${var}_WHY "no Python.h" PARENT_SCOPE)
-  else()
-    set(${var}_OK TRUE PARENT_SCOPE)
+    set(abi "a debug build's headers")
   endif()
+  ascend_setup_judge_python(${var} cpython "${version}" "${abi}" "${include}")
 endfunction()
 
 if(ASCEND_SETUP_PYTHONS)
