@@ -169,7 +169,7 @@ TEST_F(NativeWheelTest, AWriteRefusedOrKilledMidwayLeavesNoNewWheel_FailNthWrite
   write_file(edited, read_file(edited) + "# an edit\n");
   for (const int nth : {2, 12}) {
     const auto refused = build({{"LD_PRELOAD", FAIL_NTH_WRITE},
-                                {"FAIL_WRITE_MATCH", ".whl.part-"},
+                                {"FAIL_WRITE_MATCH", ".whl.ascend-setup-part-"},
                                 {"FAIL_WRITE_NTH", std::to_string(nth)}});
     EXPECT_NE(refused.exit_code, 0) << "write " << nth << ": " << refused.err;
     EXPECT_NE(refused.err.find("Input/output error"), std::string::npos) << refused.err;
@@ -179,7 +179,7 @@ TEST_F(NativeWheelTest, AWriteRefusedOrKilledMidwayLeavesNoNewWheel_FailNthWrite
     }
   }
   const auto killed = build({{"LD_PRELOAD", FAIL_NTH_WRITE},
-                             {"FAIL_WRITE_MATCH", ".whl.part-"},
+                             {"FAIL_WRITE_MATCH", ".whl.ascend-setup-part-"},
                              {"FAIL_WRITE_NTH", "3"},
                              {"FAIL_WRITE_KILL", "1"}});
   EXPECT_NE(killed.exit_code, 0);
@@ -189,7 +189,7 @@ TEST_F(NativeWheelTest, AWriteRefusedOrKilledMidwayLeavesNoNewWheel_FailNthWrite
   // No previous wheel: nothing at all is left.
   fs::remove_all(tree / "dist");
   const auto first = build({{"LD_PRELOAD", FAIL_NTH_WRITE},
-                            {"FAIL_WRITE_MATCH", ".whl.part-"},
+                            {"FAIL_WRITE_MATCH", ".whl.ascend-setup-part-"},
                             {"FAIL_WRITE_NTH", "5"}});
   EXPECT_NE(first.exit_code, 0);
   EXPECT_TRUE(!fs::exists(tree / "dist") || fs::is_empty(tree / "dist"));

@@ -7,10 +7,15 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
+#include <fcntl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 namespace test_support {
 
@@ -301,6 +306,41 @@ std::string make_distributed_remote(const fs::path& dir, const fs::path& home) {
   const std::string head = make_git_repo(dir, home);
   must_run({"git", "branch", "-q", "-M", "master"}, dir, git_env(home));
   return head;
+}
+
+}  // namespace test_support
+
+namespace test_support {
+
+SmallDisk::SmallDisk(const fs::path& dir, const std::string& size) : dir_(dir) {
+  fs::create_directories(dir_);
+  const std::string options = "size=" + size + ",mode=0755";
+  if (::mount("tmpfs", dir_.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()) != 0) {
+    ADD_FAILURE() << "cannot mount a " << size << " tmpfs at " << dir_
+                  << " (needs root): " << std::strerror(errno);
+    return;
+  }
+  mounted_ = true;
+}
+
+SmallDisk::~SmallDisk() {
+  if (mounted_ && ::umount2(dir_.c_str(), 0) != 0) {
+    ::umount2(dir_.c_str(), MNT_DETACH);  // still busy: detached, freed when the last user ends
+  }
+  std::error_code ignored;
+  fs::remove(dir_, ignored);
+}
+
+void SmallDisk::fill(std::uint64_t leave) const {
+  struct statvfs disk {};
+  ASSERT_EQ(::statvfs(dir_.c_str(), &disk), 0);
+  const std::uint64_t free_bytes = std::uint64_t(disk.f_bavail) * disk.f_frsize;
+  ASSERT_GT(free_bytes, leave) << "the disk has less free than " << leave;
+  const int fd = ::open((dir_ / ".filler").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  const int rc = ::posix_fallocate(fd, 0, static_cast<off_t>(free_bytes - leave));
+  ::close(fd);
+  ASSERT_EQ(rc, 0) << std::strerror(rc);
 }
 
 }  // namespace test_support

@@ -142,6 +142,24 @@ struct CmakeCall {
 };
 std::vector<CmakeCall> read_cmake_calls(const fs::path& log);
 
+// A small tmpfs mounted at `dir` (created) for a full disk, unmounted (lazily
+// when busy) and removed when the object dies, on every path. Needs root;
+// available() says why not otherwise.
+class SmallDisk {
+ public:
+  SmallDisk(const fs::path& dir, const std::string& size);
+  ~SmallDisk();
+  SmallDisk(const SmallDisk&) = delete;
+  SmallDisk& operator=(const SmallDisk&) = delete;
+  const fs::path& path() const { return dir_; }
+  // Fills the disk but for `leave` bytes (a file of its own, kept).
+  void fill(std::uint64_t leave) const;
+
+ private:
+  fs::path dir_;
+  bool mounted_ = false;
+};
+
 // Files directly in `dir` whose names end with `suffix`, sorted.
 std::vector<fs::path> files_in(const fs::path& dir, const std::string& suffix);
 

@@ -9,7 +9,7 @@ TEST(Retry, FailuresAreTriedAgainUpToTheAttemptsThenTheLastErrorIsThrown) {
   EXPECT_EQ(with_retries({3, std::chrono::milliseconds(1)}, "x",
                          [&] {
                            if (++calls < 3) {
-                             throw Error("down " + std::to_string(calls));
+                             throw Error("down " + std::to_string(calls), ErrorKind::network);
                            }
                            return 7;
                          }),
@@ -19,7 +19,7 @@ TEST(Retry, FailuresAreTriedAgainUpToTheAttemptsThenTheLastErrorIsThrown) {
   calls = 0;
   try {
     with_retries({2, std::chrono::milliseconds(0)}, "x",
-                 [&] { throw Error("down " + std::to_string(++calls)); });
+                 [&] { throw Error("down " + std::to_string(++calls), ErrorKind::network); });
     FAIL() << "no error";
   } catch (const Error& error) {
     EXPECT_STREQ(error.what(), "down 2");
@@ -27,15 +27,19 @@ TEST(Retry, FailuresAreTriedAgainUpToTheAttemptsThenTheLastErrorIsThrown) {
   EXPECT_EQ(calls, 2);
 }
 
-TEST(Retry, OnlyBadInputIsTriedAgainNotAStopOrAConflict) {
-  int calls = 0;
-  EXPECT_THROW(with_retries({5, std::chrono::milliseconds(0)}, "x",
-                            [&] {
-                              ++calls;
-                              throw Error("stopped", 143);
-                            }),
-               Error);
-  EXPECT_EQ(calls, 1);
+TEST(Retry, OnlyTheNetworkIsTriedAgainNotAStopALocalFailureOrBadInput) {
+  for (const Error& thrown :
+       {Error::stopped("stopped", 143), Error("disk full", ErrorKind::local_io),
+        Error("no such branch"), Error("conflict", ErrorKind::patch_conflict)}) {
+    int calls = 0;
+    EXPECT_THROW(with_retries({5, std::chrono::milliseconds(0)}, "x",
+                              [&] {
+                                ++calls;
+                                throw thrown;
+                              }),
+                 Error);
+    EXPECT_EQ(calls, 1) << thrown.what();
+  }
 }
 
 TEST(Retry, TheWaitLastsItsDelay) {

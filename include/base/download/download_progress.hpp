@@ -33,7 +33,4 @@ class DownloadProgress {
   bool live_line_open_ = false;
 };
 
-// "12.3 MiB" style.
-std::string human_bytes(double bytes);
-
 }  // namespace ascend_setup

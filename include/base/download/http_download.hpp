@@ -50,7 +50,7 @@ struct DownloadResult {
 class DownloadError : public Error {
  public:
   DownloadError(const std::string& reason, bool offline)
-      : Error(reason, exit_code::bad_input), offline_(offline) {}
+      : Error(reason, ErrorKind::network), offline_(offline) {}
   bool offline() const noexcept { return offline_; }
 
  private:

@@ -45,7 +45,7 @@ struct HostOptions {
 };
 
 // Parses argv. The default log level comes from ASCEND_SETUP_LOG_LEVEL.
-// Throws Error(exit_code::usage) with CLI11's message on a bad host option.
+// Throws Error(ErrorKind::usage) with CLI11's message on a bad host option.
 HostOptions parse_command_line(const std::vector<std::string>& argv);
 
 }  // namespace ascend_setup

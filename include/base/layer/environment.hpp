@@ -4,7 +4,7 @@
 // come from the profile (they are version-specific), so the table holds the
 // profile key a name is read from, not the name.
 //
-// A read of a variable that is not valid UTF-8 throws Error(exit_code::usage)
+// A read of a variable that is not valid UTF-8 throws Error(ErrorKind::usage)
 // naming the variable; check_environment() does that for every row up front.
 #pragma once
 

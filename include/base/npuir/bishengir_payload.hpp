@@ -45,8 +45,4 @@ void collect_artifacts(const std::filesystem::path& output,
                        const std::vector<std::string>& artifacts,
                        const std::filesystem::path& target);
 
-// Moves the directory `staged` to `target` in one rename (an exchange when
-// `target` exists; the old content is removed after). Throws Error.
-void replace_directory(const std::filesystem::path& staged, const std::filesystem::path& target);
-
 }  // namespace ascend_setup

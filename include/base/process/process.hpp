@@ -2,6 +2,8 @@
 // short queries (an interpreter's version) and by the end-to-end tests.
 #pragma once
 
+#include "base/util/error.hpp"
+
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -26,9 +28,22 @@ struct ProcessResult {
   std::string err;
 };
 
+// The program could not be started at all: `error_number` is posix_spawn's
+// (not_found(): no such program on PATH, or no such file).
+class SpawnError : public Error {
+ public:
+  SpawnError(const std::string& program, int error_number);
+  int error_number() const noexcept { return error_number_; }
+  bool not_found() const noexcept;
+
+ private:
+  int error_number_;
+};
+
 // The child runs in its own process group, registered for the stop signals
-// (stop_signals.hpp). Throws Error when the program cannot be started at all,
-// and the stop's Error when a stop signal came while it ran (after it ended).
+// (stop_signals.hpp). Throws SpawnError when the program cannot be started at
+// all, Error for a failure around it (a pipe), and the stop's Error when a
+// stop signal came while it ran (after it ended).
 ProcessResult run_process(const ProcessSpec& spec);
 
 }  // namespace ascend_setup

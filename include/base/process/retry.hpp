@@ -1,5 +1,6 @@
 // Network work tried more than once: `attempt` runs up to `attempts` times
-// while it throws Error, with `delay` between two tries; every failed try but
+// while it throws a retryable Error (ErrorKind::network: a local failure or a
+// stop is rethrown at once), with `delay` between two tries; every failed try but
 // the last is one warning naming it, the last one's Error is rethrown. A stop
 // signal ends the wait (throw_if_stopped(): exit 128 + signal).
 #pragma once
@@ -28,7 +29,7 @@ auto with_retries(const RetryPolicy& policy, const std::string& what, Attempt&& 
     try {
       return attempt();
     } catch (const Error& error) {
-      if (tried >= policy.attempts || error.exit_code() != exit_code::bad_input) {
+      if (tried >= policy.attempts || !error.retryable()) {
         throw;
       }
       spdlog::warn("{} failed (attempt {} of {}): {}; trying again in {} s", what, tried,

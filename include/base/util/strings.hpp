@@ -18,6 +18,9 @@ std::string expand_placeholders(std::string text, const std::map<std::string, st
 // `text` without the leading and trailing characters of `blanks`.
 std::string trim(const std::string& text, const char* blanks = " \t\r\n");
 
+// A byte count in "12.3 MiB" style (B, KiB, MiB, GiB, TiB).
+std::string human_bytes(double bytes);
+
 // The items with `separator` between them.
 std::string join(const std::vector<std::string>& items, const std::string& separator = ", ");
 

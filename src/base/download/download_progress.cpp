@@ -1,5 +1,7 @@
 #include "base/download/download_progress.hpp"
 
+#include "base/util/strings.hpp"
+
 #include <spdlog/fmt/fmt.h>
 #include <unistd.h>
 
@@ -7,17 +9,6 @@
 #include <cstdio>
 
 namespace ascend_setup {
-
-std::string human_bytes(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int unit = 0;
-  while (bytes >= 1024.0 && unit < 4) {
-    bytes /= 1024.0;
-    ++unit;
-  }
-  return unit == 0 ? fmt::format("{:.0f} {}", bytes, units[unit])
-                   : fmt::format("{:.1f} {}", bytes, units[unit]);
-}
 
 DownloadProgress::DownloadProgress(std::string label, bool enabled)
     : label_(std::move(label)),

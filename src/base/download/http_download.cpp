@@ -1,5 +1,7 @@
 #include "base/download/http_download.hpp"
 
+#include "base/util/strings.hpp"
+
 #include "base/util/ca_bundle.hpp"
 
 #include "base/download/download_progress.hpp"
@@ -740,7 +742,7 @@ int positive(EnvVar var, int fallback, int max) {
   if (*end != '\0' || value < 1 || value > max) {
     throw Error(env_name(var, nullptr) + "=" + *text + " is not a whole number from 1 to " +
                     std::to_string(max),
-                exit_code::usage);
+                ErrorKind::usage);
   }
   return static_cast<int>(value);
 }

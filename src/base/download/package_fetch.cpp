@@ -90,7 +90,7 @@ PackageOutcome fetch_package(const PackageSpec& spec, const DownloadOptions& opt
     throw Error(std::string(error.offline() ? "offline or unreachable: " : "") +
                     "cannot download " + spec.url + " to " + outcome.directory.string() + " (" +
                     error.what() + "); by hand: " + manual_command(spec),
-                exit_code::bad_input);
+                ErrorKind::network);
   }
   outcome.fetched = true;
   std::error_code ignored;

@@ -45,11 +45,11 @@ GitApplyResult git_apply(const std::filesystem::path& scratch, const std::string
   ProcessResult result;
   try {
     result = run_process(spec);
-  } catch (const Error& error) {
-    if (error.exit_code() != exit_code::bad_input) {
-      throw;  // a stop signal
+  } catch (const SpawnError& error) {
+    if (!error.not_found()) {
+      throw;
     }
-    throw Error(std::string(error.what()) + ": git is needed to apply the Ascend patches");
+    throw Error(std::string(error.what()) + ": git is needed on PATH to apply the Ascend patches");
   }
   for (const char* sign : {"corrupt patch", "No valid patches", "patch fragment without header",
                            "unrecognized input", "garbage"}) {

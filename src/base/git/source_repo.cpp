@@ -3,6 +3,7 @@
 #include "base/util/ca_bundle.hpp"
 
 #include "base/util/error.hpp"
+#include "base/util/staged_replacement.hpp"
 
 #include <git2.h>
 #include <sys/stat.h>
@@ -61,6 +62,31 @@ namespace {
 std::string last_git_error() {
   const git_error* error = git_error_last();
   return error != nullptr && error->message != nullptr ? error->message : "unknown libgit2 error";
+}
+
+// libgit2's last error as an Error of the kind its class says: the network
+// (tried again), this machine, or else the input.
+Error libgit_error(const std::string& what) {
+  const git_error* error = git_error_last();
+  ErrorKind kind = ErrorKind::bad_input;
+  if (error != nullptr) {
+    switch (error->klass) {
+      case GIT_ERROR_NET:
+      case GIT_ERROR_HTTP:
+      case GIT_ERROR_SSL:
+      case GIT_ERROR_SSH:
+        kind = ErrorKind::network;
+        break;
+      case GIT_ERROR_OS:
+      case GIT_ERROR_FILESYSTEM:
+      case GIT_ERROR_NOMEMORY:
+        kind = ErrorKind::local_io;
+        break;
+      default:
+        break;
+    }
+  }
+  return Error(what.empty() ? last_git_error() : what + ": " + last_git_error(), kind);
 }
 
 bool owned_by_someone_else(const std::filesystem::path& tree_root) {
@@ -201,8 +227,10 @@ void SourceRepo::ensure_submodule(const std::string& path) const {
   git_submodule_update_options_init(&options, GIT_SUBMODULE_UPDATE_OPTIONS_VERSION);
   if (git_submodule_update(submodule, /*init=*/1, &options) != 0) {
     const char* url = git_submodule_url(submodule);
+    const Error error = libgit_error("");
     throw Error("cannot check out the submodule " + path + " from " + (url ? url : "?") + ": " +
-                last_git_error() + "; run `" + manual + "` by hand (needs its remote)");
+                    error.what() + "; run `" + manual + "` by hand (needs its remote)",
+                error.kind());
   }
 }
 
@@ -253,26 +281,16 @@ bool SourceRepo::has_submodule(const std::string& path) const {
 SourceRepo SourceRepo::clone(const std::string& url, const std::string& branch,
                              const std::filesystem::path& directory) {
   ensure_libgit2();
-  const std::filesystem::path staging =
-      directory.parent_path() /
-      ("." + directory.filename().string() + ".ascend-setup-clone-" + std::to_string(::getpid()));
-  std::error_code ignored;
-  std::filesystem::remove_all(staging, ignored);
+  StagedReplacement staging(directory, "clone");
   git_clone_options options;
   git_clone_options_init(&options, GIT_CLONE_OPTIONS_VERSION);
   options.checkout_branch = branch.c_str();
   git_repository* repo = nullptr;
-  if (git_clone(&repo, url.c_str(), staging.c_str(), &options) != 0) {
-    const std::string message = last_git_error();
-    std::filesystem::remove_all(staging, ignored);
-    throw Error(message);
+  if (git_clone(&repo, url.c_str(), staging.staged().c_str(), &options) != 0) {
+    throw libgit_error("");
   }
   git_repository_free(repo);
-  // An empty directory (a submodule's placeholder) makes way for the clone.
-  if (std::filesystem::is_directory(directory)) {
-    std::filesystem::remove(directory);
-  }
-  std::filesystem::rename(staging, directory);
+  staging.commit();
   auto opened = open(directory);
   if (!opened) {
     throw Error("the clone at " + directory.string() + " cannot be opened");
@@ -301,8 +319,7 @@ void SourceRepo::fetch_origin() const {
   options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL;
   if (git_remote_fetch(remote.get(), nullptr, &options, nullptr) != 0) {
     const char* url = git_remote_url(remote.get());
-    throw Error("fetching from " + std::string(url ? url : "origin") +
-                " failed: " + last_git_error());
+    throw libgit_error("fetching from " + std::string(url ? url : "origin") + " failed");
   }
 }
 
@@ -386,20 +403,11 @@ void SourceRepo::fetch_commit(const std::string& url, const std::string& id,
                               const std::filesystem::path& directory) {
   ensure_libgit2();
   const git_oid oid = parse_id(id);
-  const std::filesystem::path staging =
-      directory.parent_path() /
-      ("." + directory.filename().string() + ".ascend-setup-fetch-" + std::to_string(::getpid()));
-  std::error_code ignored;
-  std::filesystem::remove_all(staging, ignored);
-  const auto fail = [&staging](const std::string& what) {
-    const std::string message = what + ": " + last_git_error();
-    std::error_code ec;
-    std::filesystem::remove_all(staging, ec);
-    throw Error(message);
-  };
+  StagedReplacement staging(directory, "fetch");
+  const auto fail = [](const std::string& what) { throw libgit_error(what); };
   git_repository* raw_repo = nullptr;
-  if (git_repository_init(&raw_repo, staging.c_str(), 0) != 0) {
-    fail("cannot create a repository at " + staging.string());
+  if (git_repository_init(&raw_repo, staging.staged().c_str(), 0) != 0) {
+    fail("cannot create a repository at " + staging.staged().string());
   }
   GitPtr<git_repository> repo(raw_repo, git_repository_free);
   git_remote* raw_remote = nullptr;
@@ -422,18 +430,7 @@ void SourceRepo::fetch_commit(const std::string& url, const std::string& id,
     fail("cannot check out " + id + " fetched from " + url);
   }
   repo.reset();
-  // A submodule's empty placeholder makes way for the repository.
-  if (std::filesystem::is_directory(directory, ignored) &&
-      std::filesystem::is_empty(directory, ignored)) {
-    std::filesystem::remove(directory, ignored);
-  }
-  std::error_code ec;
-  std::filesystem::rename(staging, directory, ec);
-  if (ec) {
-    std::filesystem::remove_all(staging, ignored);
-    throw Error("cannot move the fetched " + id + " to " + directory.string() + ": " +
-                ec.message());
-  }
+  staging.commit();
 }
 
 }  // namespace ascend_setup

@@ -194,7 +194,7 @@ int probe_milliseconds() {
       std::stoi(*text) < 1 || std::stoi(*text) > 60000) {
     throw Error(env_name(EnvVar::distcc_probe_ms, nullptr) + "=" + *text +
                     " is not a whole number from 1 to 60000",
-                exit_code::usage);
+                ErrorKind::usage);
   }
   return std::stoi(*text);
 }

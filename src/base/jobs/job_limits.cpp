@@ -1,5 +1,7 @@
 #include "base/jobs/job_limits.hpp"
 
+#include "base/util/strings.hpp"
+
 #include "base/download/download_progress.hpp"
 #include "base/jobs/compile_cluster.hpp"
 #include "base/layer/environment.hpp"

@@ -152,7 +152,7 @@ HostOptions parse_command_line(const std::vector<std::string>& argv) {
     options.help_text = app.help();
     return options;
   } catch (const CLI::ParseError& error) {
-    throw Error(std::string(error.what()) + " (see ascend-setup --help)", exit_code::usage);
+    throw Error(std::string(error.what()) + " (see ascend-setup --help)", ErrorKind::usage);
   }
 
   if (!source_dir.empty()) {

@@ -1,6 +1,7 @@
 #include "base/launch/main_guard.hpp"
 
 #include "base/util/error.hpp"
+#include "base/util/system_error.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -15,8 +16,9 @@ int run_guarded(const std::function<int()>& body) {
     spdlog::error("{}", error.what());
     return error.exit_code();
   } catch (const std::filesystem::filesystem_error& error) {
-    spdlog::error("{}", error.what());
-    return exit_code::bad_input;
+    const Error as_error = system_error(error);
+    spdlog::error("{}", as_error.what());
+    return as_error.exit_code();
   } catch (const std::exception& error) {
     spdlog::error("internal error: {}", error.what());
     return exit_code::python_error;

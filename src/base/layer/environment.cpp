@@ -191,7 +191,7 @@ std::optional<std::string> read_raw(const std::string& name) {
   if (!is_valid_utf8(text)) {
     throw Error(
         "the environment variable " + name + " is not valid UTF-8: set it to text (or unset it)",
-        exit_code::usage);
+        ErrorKind::usage);
   }
   return text;
 }

@@ -2,6 +2,7 @@
 
 #include "base/layer/environment.hpp"
 #include "base/util/error.hpp"
+#include "base/util/staged_replacement.hpp"
 
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -19,12 +20,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A sibling of `target` no other run uses: ".<name>.ascend-setup-<what>-<pid>".
-fs::path payload_sibling(const fs::path& target, const std::string& what) {
-  return target.parent_path() /
-         fmt::format(".{}.ascend-setup-{}-{}", target.filename().string(), what, ::getpid());
-}
-
 void copy_entry(const fs::path& from, const fs::path& to) {
   std::error_code ec;
   fs::create_directories(to.parent_path(), ec);
@@ -36,20 +31,12 @@ void copy_entry(const fs::path& from, const fs::path& to) {
   }
 }
 
-// `staged` filled by `fill`, then swapped in; removed on any failure.
+// A new `target` filled by `fill`, then swapped in whole.
 template <typename Fill>
 void stage_and_replace(const fs::path& target, Fill fill) {
-  const fs::path staged = payload_sibling(target, "staged");
-  std::error_code ec;
-  fs::remove_all(staged, ec);
-  try {
-    fs::create_directories(target.parent_path(), ec);
-    fill(staged);
-    replace_directory(staged, target);
-  } catch (...) {
-    fs::remove_all(staged, ec);
-    throw;
-  }
+  StagedReplacement staging(target, "staged");
+  fill(staging.staged());
+  staging.commit();
 }
 
 }  // namespace
@@ -118,7 +105,7 @@ void collect_artifacts(const fs::path& output, const std::vector<std::string>& a
         std::error_code ec;
         if (!fs::exists(fs::symlink_status(output / relative, ec))) {
           throw Error("the NPUIR build wrote no " + (output / relative).string(),
-                      exit_code::python_error);
+                      ErrorKind::python);
         }
         copy_entry(output / relative, staged / relative);
         continue;
@@ -132,8 +119,7 @@ void collect_artifacts(const fs::path& output, const std::vector<std::string>& a
         }
       }
       if (matches.empty()) {
-        throw Error("the NPUIR build wrote no " + (output / relative).string(),
-                    exit_code::python_error);
+        throw Error("the NPUIR build wrote no " + (output / relative).string(), ErrorKind::python);
       }
       for (const fs::path& match : matches) {
         copy_entry(match, staged / relative.parent_path() / match.filename());
@@ -141,40 +127,6 @@ void collect_artifacts(const fs::path& output, const std::vector<std::string>& a
     }
   });
   spdlog::info("NPUIR build: artifacts of {} copied to {}", output.string(), target.string());
-}
-
-void replace_directory(const fs::path& staged, const fs::path& target) {
-  // One atomic exchange: readers see the old directory or the new one.
-  if (::renameat2(AT_FDCWD, staged.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0) {
-    std::error_code ec;
-    fs::remove_all(staged, ec);  // now the old content
-    return;
-  }
-  const int exchange_error = errno;
-  std::error_code ec;
-  if (exchange_error == ENOENT && !fs::exists(fs::symlink_status(target, ec))) {
-    fs::rename(staged, target, ec);
-  } else if (exchange_error == EINVAL || exchange_error == ENOSYS) {
-    // A file system without exchange: the old one moved aside first.
-    const fs::path old = payload_sibling(target, "old");
-    fs::remove_all(old, ec);
-    fs::rename(target, old, ec);
-    if (!ec) {
-      fs::rename(staged, target, ec);
-      std::error_code ignored;
-      if (ec) {
-        fs::rename(old, target, ignored);  // the old one back
-      } else {
-        fs::remove_all(old, ignored);
-      }
-    }
-  } else {
-    ec = std::error_code(exchange_error, std::generic_category());
-  }
-  if (ec) {
-    throw Error("cannot put " + staged.string() + " in place of " + target.string() + ": " +
-                ec.message());
-  }
 }
 
 }  // namespace ascend_setup

@@ -101,8 +101,8 @@ void provide_sources(const fs::path& tree_root, const Profile::Npuir& npuir) {
                      SourceRepo::fetch_commit(link.url, link.id, directory);
                    });
     } catch (const Error& error) {
-      if (error.exit_code() != exit_code::bad_input) {
-        throw;  // a stop
+      if (!error.retryable()) {
+        throw;  // a stop, a local failure
       }
       throw Error("cannot fetch " + link.path + " of the NPUIR sources at " + link.id + " from " +
                   link.url + " (" + std::to_string(attempt) + " attempts; last: " + error.what() +
@@ -230,7 +230,7 @@ void build_npuir(const fs::path& tree_root, const Profile& profile,
   if (result.exit_code != 0) {
     throw Error("the NPUIR build failed: `" + join(spec.argv, " ") + "` in " + npuir_dir.string() +
                     " exited with " + std::to_string(result.exit_code),
-                exit_code::python_error);
+                ErrorKind::python);
   }
 
   collect_artifacts(npuir_dir / npuir.output, npuir.artifacts,

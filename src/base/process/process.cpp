@@ -17,6 +17,17 @@ extern char** environ;
 
 namespace ascend_setup {
 
+SpawnError::SpawnError(const std::string& program, int error_number)
+    : Error("cannot run " + program + ": " + std::strerror(error_number),
+            error_number == ENOENT || error_number == EACCES || error_number == ENOTDIR
+                ? ErrorKind::bad_input
+                : ErrorKind::local_io),
+      error_number_(error_number) {}
+
+bool SpawnError::not_found() const noexcept {
+  return error_number_ == ENOENT || error_number_ == ENOTDIR;
+}
+
 namespace {
 
 struct Pipe {
@@ -150,7 +161,7 @@ pid_t spawn(const ProcessSpec& spec, ChildPipes& pipes) {
   const int rc = posix_spawnp(&pid, argv[0].c_str(), &actions, &attributes, argv_ptrs.data(),
                               envp_ptrs.data());
   if (rc != 0) {
-    throw Error("cannot run " + argv[0] + ": " + std::strerror(rc));
+    throw SpawnError(argv[0], rc);
   }
   register_child_group(pid);
   pipes.in.close_read();

@@ -132,7 +132,8 @@ int stopped_exit_code() { return 128 + (received != 0 ? received : SIGINT); }
 void throw_if_stopped() {
   if (received != 0) {
     const char* name = sigabbrev_np(received);
-    throw Error(std::string("interrupted by SIG") + (name ? name : "?"), stopped_exit_code());
+    throw Error::stopped(std::string("interrupted by SIG") + (name ? name : "?"),
+                         stopped_exit_code());
   }
 }
 

@@ -79,7 +79,7 @@ void hold_at_pin(const fs::path& directory, const Profile& profile) {
                     "): nothing was touched; commit or stash them in that clone, or check the "
                     "pin out yourself (git -C " +
                     directory.string() + " checkout " + d.pin + ")",
-                exit_code::patch_conflict);
+                ErrorKind::patch_conflict);
   }
   if (!clone->has_commit(d.pin)) {
     spdlog::info("distributed part: the pin {} is not in {}; fetching origin", d.pin, d.directory);

@@ -272,14 +272,14 @@ void PatchEngine::report_troubled_files(const std::vector<std::string>& troubled
                     "): " + join(stale, "; ") +
                     "; nothing was written. Refresh the patches or use the profile for this "
                     "upstream version (ascend-setup --doctor lists everything)",
-                exit_code::patch_stale);
+                ErrorKind::patch_stale);
   }
   if (!force) {
     throw Error("local changes conflict with the Ascend patches in " + join(overlapping, "; ") +
                     "; nothing was written. Commit, stash or undo those edits, or rerun with "
                     "--force-patches to save them under " +
                     (state_dir_ / "saved").string() + " and patch the committed files",
-                exit_code::patch_conflict);
+                ErrorKind::patch_conflict);
   }
 }
 
@@ -321,7 +321,7 @@ PatchOutcome PatchEngine::reconcile(const std::vector<Patch>& wanted, bool force
                                         .ok) {
           throw Error("the patch " + patch.origin.string() + " does not apply to the committed " +
                           file + " either: the patch does not fit this tree",
-                      exit_code::patch_conflict);
+                      ErrorKind::patch_conflict);
         }
       }
     }

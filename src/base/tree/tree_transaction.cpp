@@ -4,6 +4,7 @@
 #include "base/tree/state_paths.hpp"
 #include "base/util/digest.hpp"
 #include "base/util/error.hpp"
+#include "base/util/staged_replacement.hpp"
 #include "base/util/system_error.hpp"
 #include "base/util/text_file.hpp"
 
@@ -39,19 +40,6 @@ struct TreeTransaction::Entry {
 namespace {
 
 constexpr int journal_format = 1;
-
-void sync_directory(const fs::path& directory) {
-  const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) {
-    throw system_error("open the directory", directory, errno);
-  }
-  if (::fsync(fd) != 0 && errno != EINVAL) {
-    const int error_number = errno;
-    ::close(fd);
-    throw system_error("sync the directory", directory, error_number);
-  }
-  ::close(fd);
-}
 
 // `bytes` into `temp` (created fresh, synced, with `mode` and the owner when
 // given), then renamed over `path` and the directory synced. `temp` is gone

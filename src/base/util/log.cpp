@@ -30,7 +30,7 @@ void set_log_level(const std::string& level) {
     }
   }
   throw Error("unknown log level '" + level + "': use trace, debug, info, warn or error",
-              exit_code::usage);
+              ErrorKind::usage);
 }
 
 bool debug_logging() { return spdlog::default_logger()->should_log(spdlog::level::debug); }

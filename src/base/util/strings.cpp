@@ -1,5 +1,7 @@
 #include "base/util/strings.hpp"
 
+#include <spdlog/fmt/fmt.h>
+
 namespace ascend_setup {
 
 std::string replace_all(std::string text, const std::string& from, const std::string& to) {
@@ -29,6 +31,17 @@ std::string trim(const std::string& text, const char* blanks) {
   const auto first = text.find_first_not_of(blanks);
   const auto last = text.find_last_not_of(blanks);
   return first == std::string::npos ? "" : text.substr(first, last - first + 1);
+}
+
+std::string human_bytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int unit = 0;
+  while (bytes >= 1024.0 && unit < 4) {
+    bytes /= 1024.0;
+    ++unit;
+  }
+  return unit == 0 ? fmt::format("{:.0f} {}", bytes, units[unit])
+                   : fmt::format("{:.1f} {}", bytes, units[unit]);
 }
 
 }  // namespace ascend_setup

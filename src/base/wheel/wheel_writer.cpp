@@ -3,6 +3,7 @@
 #include "base/process/stop_signals.hpp"
 #include "base/util/digest.hpp"
 #include "base/util/error.hpp"
+#include "base/util/staged_replacement.hpp"
 #include "base/util/system_error.hpp"
 #include "base/util/text_file.hpp"
 #include "base/wheel/parallel_deflate.hpp"
@@ -53,15 +54,11 @@ class Fd {
   int fd_;
 };
 
-// The partial wheel: buffered writes, headers patched in place, renamed over
-// the target by commit(), removed otherwise.
+// The partial wheel: buffered writes, headers patched in place, put in place
+// of the target by commit(), removed otherwise.
 class PartFile {
  public:
-  explicit PartFile(const fs::path& target)
-      : target_(target),
-        path_(target.parent_path() /
-              fmt::format(".{}.part-{}", target.filename().string(), ::getpid())) {
-    fs::create_directories(target.parent_path());
+  explicit PartFile(const fs::path& target) : staging_(target, "part"), path_(staging_.staged()) {
     fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd_ < 0) {
       throw system_error("create", path_, errno);
@@ -72,10 +69,6 @@ class PartFile {
   ~PartFile() {
     if (fd_ >= 0) {
       ::close(fd_);
-    }
-    if (!committed_) {
-      std::error_code ignored;
-      fs::remove(path_, ignored);
     }
   }
 
@@ -151,22 +144,15 @@ class PartFile {
       throw system_error("write", path_, errno);
     }
     fd_ = -1;
-    std::error_code error;
-    fs::rename(path_, target_, error);
-    if (error) {
-      throw Error("cannot rename " + path_.string() + " to " + target_.string() + ": " +
-                  error.message());
-    }
-    committed_ = true;
+    staging_.commit();
   }
 
  private:
-  fs::path target_;
+  StagedReplacement staging_;
   fs::path path_;
   int fd_ = -1;
   uint64_t position_ = 0;
   std::string buffer_;
-  bool committed_ = false;
 };
 
 // The previous wheel and its RECORD, when readable.

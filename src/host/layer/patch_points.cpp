@@ -159,7 +159,7 @@ std::map<std::string, std::string> require_patch_points(const Profile& profile,
   for (const auto& finding : check.findings) {
     message += "\n  " + finding.message;
   }
-  throw Error(message, exit_code::upstream_mismatch);
+  throw Error(message, ErrorKind::upstream_contract);
 }
 
 const PatchPoint& find_patch_point(const Profile& profile, const std::string& id) {
@@ -181,7 +181,7 @@ py::object upstream_attr(const Profile& profile, const py::module_& module, cons
   }
   throw Error("setup.py has no " + join(point.names(), " or ") + ", which the " +
                   point.override_name + " override needs (see ascend-setup --doctor)",
-              exit_code::upstream_mismatch);
+              ErrorKind::upstream_contract);
 }
 
 }  // namespace ascend_setup

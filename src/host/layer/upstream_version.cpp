@@ -30,7 +30,7 @@ void check_upstream_version(const Profile& profile, const py::module_& module, B
     throw Error(message +
                     ": a release build stops here (use the profile for that version, see "
                     "ascend-setup --doctor, or pass --allow-version-mismatch)",
-                exit_code::upstream_mismatch);
+                ErrorKind::upstream_contract);
   }
   spdlog::warn("{} ({} build{})", message, to_string(mode),
                mode == BuildMode::release ? ", --allow-version-mismatch" : "");

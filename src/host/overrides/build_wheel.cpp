@@ -60,8 +60,8 @@ bool auditwheel_has_compression_level() {
         run_process({{"auditwheel", "repair", "--help"}, std::nullopt, {}, ""});
     return help.exit_code == 0 &&
            (help.out + help.err).find("--zip-compression-level") != std::string::npos;
-  } catch (const Error&) {
-    return false;
+  } catch (const SpawnError&) {
+    return false;  // the repair itself then says why auditwheel cannot run
   }
 }
 
@@ -177,7 +177,7 @@ void override_build_wheel(const OverrideContext& context) {
     throw Error(
         "setup.py's setup() call registers no cmdclass['bdist_wheel'], which the "
         "BuildWheel override needs: upstream changed its commands; update the override",
-        exit_code::upstream_mismatch);
+        ErrorKind::upstream_contract);
   }
   py::object base = cmdclass["bdist_wheel"];
   py::object build_wheel =

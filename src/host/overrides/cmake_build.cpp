@@ -62,7 +62,10 @@ void check_cmake(const py::handle& self, const std::string& minimum) {
   ProcessResult result;
   try {
     result = run_process({{"cmake", "--version"}, std::nullopt, {}, ""});
-  } catch (const Error&) {
+  } catch (const SpawnError& error) {
+    if (!error.not_found()) {
+      throw;
+    }
     throw Error(needed + ": no cmake on PATH");
   }
   if (result.exit_code != 0) {
@@ -248,8 +251,8 @@ void copy_tools(const Profile& profile, const fs::path& cmake_dir, const fs::pat
       if (strip.exit_code != 0) {
         spdlog::warn("strip {} failed (kept unstripped): {}", target.string(), strip.err);
       }
-    } catch (const Error&) {
-      spdlog::debug("no strip on PATH: {} kept unstripped", target.string());
+    } catch (const SpawnError& error) {
+      spdlog::debug("{}: {} kept unstripped", error.what(), target.string());
     }
     spdlog::info("copied {} to {}", tool, target.string());
   }

@@ -191,7 +191,7 @@ CapturedSetup capture_setup(const std::filesystem::path& setup_py,
     throw Error(setup_py.string() +
                     " never called setuptools.setup(): ascend-setup needs upstream's setup.py, "
                     "whose last statement is setup(...)",
-                exit_code::upstream_mismatch);
+                ErrorKind::upstream_contract);
   }
   // The capturing function stays reachable from setup.py's globals; kwargs
   // (whose cmdclass points back at those globals) must not stay in its C++

@@ -6,6 +6,7 @@
 #include "base/process/stop_signals.hpp"
 #include "base/util/error.hpp"
 #include "base/util/log.hpp"
+#include "base/util/system_error.hpp"
 #include "host/python/python_children.hpp"
 
 #include <pybind11/embed.h>
@@ -43,7 +44,8 @@ void install_error_bridge() {
     } catch (const std::filesystem::filesystem_error& error) {
       // A file the host reads or writes (a tool to copy, the patch record):
       // the path and the reason say it all, no traceback needed.
-      set_host_error(error.what(), exit_code::bad_input);
+      const Error as_error = system_error(error);
+      set_host_error(as_error.what(), as_error.exit_code());
     }
   });
 }

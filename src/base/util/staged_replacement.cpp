@@ -1,0 +1,145 @@
+#include "base/util/staged_replacement.hpp"
+
+#include "base/util/system_error.hpp"
+
+#include <fcntl.h>
+#include <spdlog/fmt/fmt.h>
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace fs = std::filesystem;
+
+namespace ascend_setup {
+
+namespace {
+
+std::string staged_prefix(const fs::path& target, const std::string& what) {
+  return fmt::format(".{}.ascend-setup-{}-", target.filename().string(), what);
+}
+
+// fsync of a regular file, syncfs of a directory's file system (one call for
+// a tree of thousands of files).
+void sync_staged(const fs::path& path) {
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) != 0) {
+    throw system_error("inspect", path, errno);
+  }
+  if (S_ISLNK(info.st_mode)) {
+    return;
+  }
+  const int fd =
+      ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (S_ISDIR(info.st_mode) ? O_DIRECTORY : 0));
+  if (fd < 0) {
+    throw system_error("open", path, errno);
+  }
+  const int rc = S_ISDIR(info.st_mode) ? ::syncfs(fd) : ::fsync(fd);
+  const int error_number = errno;
+  ::close(fd);
+  if (rc != 0 && error_number != EINVAL) {
+    throw system_error("sync", path, error_number);
+  }
+}
+
+bool is_empty_directory(const fs::path& path) {
+  std::error_code ec;
+  return fs::is_directory(fs::symlink_status(path, ec)) && fs::is_empty(path, ec) && !ec;
+}
+
+}  // namespace
+
+void sync_directory(const fs::path& directory) {
+  const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    throw system_error("open the directory", directory, errno);
+  }
+  if (::fsync(fd) != 0 && errno != EINVAL) {
+    const int error_number = errno;
+    ::close(fd);
+    throw system_error("sync the directory", directory, error_number);
+  }
+  ::close(fd);
+}
+
+StagedReplacement::StagedReplacement(fs::path target, const std::string& what)
+    : target_(std::move(target)) {
+  if (target_.filename().empty()) {
+    target_ = target_.parent_path();
+  }
+  staged_ = target_.parent_path() / (staged_prefix(target_, what) + std::to_string(::getpid()));
+  std::error_code ec;
+  fs::create_directories(target_.parent_path(), ec);
+  if (ec) {
+    throw system_error("create the directory", target_.parent_path(), ec.value());
+  }
+  fs::remove_all(staged_, ec);
+}
+
+StagedReplacement::~StagedReplacement() {
+  if (!committed_) {
+    std::error_code ignored;
+    fs::remove_all(staged_, ignored);
+  }
+}
+
+void StagedReplacement::commit() {
+  sync_staged(staged_);
+  const fs::path parent = target_.parent_path();
+  std::error_code ec;
+  // An empty directory (a submodule's placeholder) simply makes way.
+  if (is_empty_directory(target_)) {
+    fs::remove(target_, ec);
+  }
+  if (::renameat2(AT_FDCWD, staged_.c_str(), AT_FDCWD, target_.c_str(), RENAME_NOREPLACE) == 0) {
+    committed_ = true;
+    sync_directory(parent);
+    return;
+  }
+  if (errno != EEXIST && errno != EINVAL && errno != ENOSYS) {
+    throw system_error("move " + staged_.string() + " to", target_, errno);
+  }
+  if (errno == EEXIST &&
+      ::renameat2(AT_FDCWD, staged_.c_str(), AT_FDCWD, target_.c_str(), RENAME_EXCHANGE) == 0) {
+    // staged_ now holds the old one, which the destructor's removal would also
+    // take; removed here so that the old content is gone when commit() returns.
+    committed_ = true;
+    sync_directory(parent);
+    fs::remove_all(staged_, ec);
+    return;
+  }
+  // No renameat2 flags here (EINVAL): the old one aside, the new one in, the
+  // old one back when that fails.
+  const fs::path old = staged_.string() + "-old";
+  fs::remove_all(old, ec);
+  const bool had_old = fs::exists(fs::symlink_status(target_, ec));
+  if (had_old && ::rename(target_.c_str(), old.c_str()) != 0) {
+    throw system_error("move aside", target_, errno);
+  }
+  if (::rename(staged_.c_str(), target_.c_str()) != 0) {
+    const int error_number = errno;
+    if (had_old) {
+      ::rename(old.c_str(), target_.c_str());
+    }
+    throw system_error("move " + staged_.string() + " to", target_, error_number);
+  }
+  committed_ = true;
+  sync_directory(parent);
+  fs::remove_all(old, ec);
+}
+
+void StagedReplacement::remove_leftovers(const fs::path& target, const std::string& what) {
+  const std::string prefix = staged_prefix(target, what);
+  std::error_code ec;
+  for (fs::directory_iterator it(target.parent_path(), ec), end; !ec && it != end;
+       it.increment(ec)) {
+    if (it->path().filename().string().rfind(prefix, 0) == 0) {
+      spdlog::debug("removing {}, left by a run that was stopped", it->path().string());
+      std::error_code ignored;
+      fs::remove_all(it->path(), ignored);
+    }
+  }
+}
+
+}  // namespace ascend_setup

@@ -1,0 +1,145 @@
+#include "base/util/staged_replacement.hpp"
+#include "base/util/error.hpp"
+#include "base/util/system_error.hpp"
+#include "base/util/text_file.hpp"
+#include "test_support.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cerrno>
+
+namespace {
+
+using ascend_setup::Error;
+using ascend_setup::ErrorKind;
+using ascend_setup::StagedReplacement;
+using namespace test_support;
+
+std::vector<std::string> names_in(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST(StagedReplacement, ADirectoryReplacesTheOldOneWholeAndNothingIsLeftBeside) {
+  TempDir dir;
+  const fs::path target = dir.path() / "package";
+  write_file(target / "old-only", "old");
+  write_file(target / "both", "old");
+  {
+    StagedReplacement staging(target, "staging");
+    EXPECT_EQ(staging.staged().parent_path(), dir.path());
+    EXPECT_FALSE(fs::exists(staging.staged()));
+    write_file(staging.staged() / "both", "new");
+    write_file(staging.staged() / "deep" / "new-only", "new");
+    staging.commit();
+  }
+  EXPECT_EQ(read_file(target / "both"), "new");
+  EXPECT_EQ(read_file(target / "deep" / "new-only"), "new");
+  EXPECT_FALSE(fs::exists(target / "old-only"));
+  EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{"package"});
+}
+
+TEST(StagedReplacement, AFileTakesThePlaceOfAnAbsentTargetOrAnEmptyPlaceholder) {
+  TempDir dir;
+  {
+    StagedReplacement staging(dir.path() / "sub" / "wheel.whl", "part");
+    write_file(staging.staged(), "zip");
+    staging.commit();
+  }
+  EXPECT_EQ(read_file(dir.path() / "sub" / "wheel.whl"), "zip");
+  fs::create_directories(dir.path() / "placeholder");
+  {
+    StagedReplacement staging(dir.path() / "placeholder", "clone");
+    write_file(staging.staged() / "file", "x");
+    staging.commit();
+  }
+  EXPECT_EQ(read_file(dir.path() / "placeholder" / "file"), "x");
+}
+
+TEST(StagedReplacement, WithoutCommitTheTargetStaysAndTheStagedCopyGoes) {
+  TempDir dir;
+  const fs::path target = dir.path() / "payload";
+  write_file(target / "file", "old");
+  try {
+    StagedReplacement staging(target, "staged");
+    write_file(staging.staged() / "file", "half");
+    throw Error("a failed copy");
+  } catch (const Error&) {
+  }
+  EXPECT_EQ(read_file(target / "file"), "old");
+  EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{"payload"});
+}
+
+TEST(StagedReplacement, LeftoversOfStoppedRunsAreRemovedOnlyWhenAsked) {
+  TempDir dir;
+  const fs::path target = dir.path() / "llvm";
+  write_file(dir.path() / ".llvm.ascend-setup-staging-12345" / "half", "x");
+  write_file(dir.path() / ".llvm.ascend-setup-other-12345", "x");
+  write_file(dir.path() / ".llvmx.ascend-setup-staging-1", "x");
+  {
+    StagedReplacement staging(target, "staging");
+    EXPECT_TRUE(fs::exists(dir.path() / ".llvm.ascend-setup-staging-12345"));
+  }
+  StagedReplacement::remove_leftovers(target, "staging");
+  EXPECT_EQ(names_in(dir.path()), (std::vector<std::string>{".llvm.ascend-setup-other-12345",
+                                                            ".llvmx.ascend-setup-staging-1"}));
+}
+
+// A real full disk (a 1 MiB tmpfs): the Error says so, where, and how much
+// is free; its kind is local_io, so nothing retries it.
+TEST(SystemError, AFullDiskSaysSoWithWhereAndWhatIsFree) {
+  TempDir dir;
+  SmallDisk disk(dir.path() / "disk", "1m");
+  disk.fill(0);
+  const fs::path file = disk.path() / "sub" / "file";
+  fs::create_directories(file.parent_path());
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  const std::string block(64 << 10, 'x');
+  const ssize_t written = ::write(fd, block.data(), block.size());
+  const int error_number = errno;
+  ::close(fd);
+  ASSERT_LT(written, 0);
+  ASSERT_EQ(error_number, ENOSPC);
+  const Error error = ascend_setup::system_error("write", file, error_number, 3u << 20);
+  EXPECT_EQ(error.kind(), ErrorKind::local_io);
+  EXPECT_FALSE(error.retryable());
+  EXPECT_EQ(error.exit_code(), 3);
+  const std::string text = error.what();
+  EXPECT_EQ(text.rfind("the disk is full: cannot write " + file.string() + " (", 0), 0u) << text;
+  EXPECT_NE(text.find("free of 1.0 MiB on " + disk.path().string()), std::string::npos) << text;
+  EXPECT_NE(text.find("the step needs about 3.0 MiB"), std::string::npos) << text;
+
+  // std::filesystem's own error, translated the same way.
+  const fs::filesystem_error full("cannot copy file", dir.path() / "a", file,
+                                  std::make_error_code(std::errc::no_space_on_device));
+  const std::string translated = ascend_setup::system_error(full).what();
+  EXPECT_EQ(translated.rfind("the disk is full: cannot copy file " + (dir.path() / "a").string() +
+                                 " to " + file.string(),
+                             0),
+            0u)
+      << translated;
+}
+
+TEST(ErrorKinds, OnlyTheNetworkIsRetriedAndEachKindHasItsExitCode) {
+  EXPECT_TRUE(Error("x", ErrorKind::network).retryable());
+  for (ErrorKind kind : {ErrorKind::bad_input, ErrorKind::local_io, ErrorKind::usage,
+                         ErrorKind::upstream_contract, ErrorKind::python, ErrorKind::stopped}) {
+    EXPECT_FALSE(Error("x", kind).retryable());
+  }
+  EXPECT_EQ(Error("x", ErrorKind::upstream_contract).exit_code(), 4);
+  EXPECT_EQ(Error("x", ErrorKind::usage).exit_code(), 2);
+  EXPECT_EQ(Error("x", ErrorKind::python).exit_code(), 1);
+  EXPECT_EQ(Error::stopped("x", 143).exit_code(), 143);
+  EXPECT_EQ(Error::stopped("x", 143).kind(), ErrorKind::stopped);
+}
+
+}  // namespace
