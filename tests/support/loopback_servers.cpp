@@ -114,6 +114,23 @@ void BackgroundProcess::stop() {
   pid_ = -1;
 }
 
+std::optional<int> BackgroundProcess::wait_exit(double seconds) {
+  const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
+  while (pid_ > 0) {
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      ::kill(-pid_, SIGKILL);  // anything it left in its group
+      pid_ = -1;
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    if (Clock::now() >= deadline) {
+      return std::nullopt;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return std::nullopt;
+}
+
 BackgroundProcess::~BackgroundProcess() { stop(); }
 
 int free_port(const std::string& address) {

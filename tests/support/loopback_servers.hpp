@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ class BackgroundProcess {
   pid_t pid() const { return pid_; }
   bool running();
   void stop();
+  // Waits at most `seconds` for it to end: its exit code (128 + a signal's
+  // number), nullopt while it runs.
+  std::optional<int> wait_exit(double seconds);
 
  private:
   pid_t pid_ = -1;

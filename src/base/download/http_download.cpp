@@ -657,8 +657,10 @@ class Downloader {
     long connect_code = 0;
     curl_easy_getinfo(t.easy, CURLINFO_HTTP_CONNECTCODE, &connect_code);
     if (proxy_ && (connect_code >= 300 || (code == CURLE_HTTP_RETURNED_ERROR && status == 407))) {
+      // A 407 to a request through the proxy says all; a CONNECT's failure has libcurl's words.
       throw DownloadError(
-          proxy_refusal_message(*proxy_, url_, connect_code >= 300 ? connect_code : status, reason),
+          proxy_refusal_message(*proxy_, url_, connect_code >= 300 ? connect_code : status,
+                                connect_code >= 300 ? reason : std::string()),
           false, ErrorKind::bad_input);
     }
     if (code == CURLE_PEER_FAILED_VERIFICATION) {

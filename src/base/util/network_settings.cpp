@@ -315,10 +315,13 @@ std::string untrusted_certificate_message(const std::string& url, const std::str
 
 std::string proxy_refusal_message(const ProxyChoice& proxy, const std::string& url, long status,
                                   const std::string& reason) {
+  std::string answer = status > 0 ? "HTTP " + std::to_string(status) : std::string();
+  if (!reason.empty()) {
+    answer += (answer.empty() ? "" : ": ") + reason;
+  }
   const std::string head = "the proxy " + proxy.shown() + " (from " + proxy.variable +
-                           ") refused the way to " + url_origin(url) + " (" +
-                           (status > 0 ? "HTTP " + std::to_string(status) + ": " : "") + reason +
-                           "): ";
+                           ") refused the way to " + url_origin(url) +
+                           (answer.empty() ? "" : " (" + answer + ")") + ": ";
   const bool has_user = proxy.shown() != proxy.url || proxy.url.find('@') != std::string::npos;
   if (status == 407 || status == 401) {
     return head + (has_user ? "it does not accept the user and password in " + proxy.variable +
