@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,6 +54,14 @@ class NginxServer {
   int port_ = 0;
   std::unique_ptr<BackgroundProcess> process_;
 };
+
+// Debian's nginx started in `dir` (pid, logs, temp paths there; access log
+// lines in `log_format`) with the server block `server(port)` on a free port
+// (`port`; another try when it is taken, at most 5). nullptr (a test
+// failure) when it does not start.
+std::unique_ptr<BackgroundProcess> start_nginx(const fs::path& dir, const std::string& log_format,
+                                               const std::function<std::string(int)>& server,
+                                               int& port);
 
 // The fault-injecting stand-in server; its mode can change between requests.
 class FaultServer {

@@ -115,50 +115,31 @@ TlsNginx::TlsNginx(const fs::path& dir, const TestCa& ca, const fs::path& www,
       ADD_FAILURE() << "fcgiwrap did not start: " << read_file(dir_ / "fcgiwrap.out");
     }
   }
-  // A port taken between free_port() and nginx's bind: another try (at most 5).
-  for (int attempt = 0; attempt < 5; ++attempt) {
-    port_ = free_port();
-    std::ostringstream conf;
-    conf << "daemon off;\nmaster_process off;\nworker_processes 1;\n"
-         << "pid " << (dir_ / "nginx.pid").string() << ";\n"
-         << "error_log " << (dir_ / "error.log").string() << " warn;\n"
-         << "events { worker_connections 256; }\n"
-         << "http {\n"
-         << "  log_format requests '$request_method $uri $status $body_bytes_sent';\n"
-         << "  access_log " << (dir_ / "access.log").string() << " requests;\n";
-    for (const char* temp : {"client_body", "proxy", "fastcgi", "uwsgi", "scgi"}) {
-      conf << "  " << temp << "_temp_path " << (dir_ / (std::string(temp) + "_temp")).string()
-           << ";\n";
-    }
-    conf << "  server {\n    listen 127.0.0.1:" << port_ << " ssl;\n"
-         << "    ssl_certificate " << ca.server_certificate.string() << ";\n"
-         << "    ssl_certificate_key " << ca.server_key.string() << ";\n"
-         << "    root " << www.string() << ";\n";
-    if (!limit_rate.empty()) {
-      conf << "    limit_rate " << limit_rate << ";\n    fastcgi_buffering off;\n";
-    }
-    if (!git_root.empty()) {
-      conf << "    location ~ ^/git(/.*)$ {\n"
-           << "      client_max_body_size 0;\n"
-           << "      include /etc/nginx/fastcgi_params;\n"
-           << "      fastcgi_param SCRIPT_FILENAME /usr/lib/git-core/git-http-backend;\n"
-           << "      fastcgi_param GIT_PROJECT_ROOT " << git_root.string() << ";\n"
-           << "      fastcgi_param GIT_HTTP_EXPORT_ALL \"\";\n"
-           << "      fastcgi_param PATH_INFO $1;\n"
-           << "      fastcgi_pass unix:" << socket.string() << ";\n"
-           << "    }\n";
-    }
-    conf << "  }\n}\n";
-    write_file(dir_ / "nginx.conf", conf.str());
-    nginx_ = std::make_unique<BackgroundProcess>(std::vector<std::string>{
-        "/usr/sbin/nginx", "-p", dir_.string(), "-e", (dir_ / "error.log").string(), "-c",
-        (dir_ / "nginx.conf").string()});
-    if (wait_for_port(port_, 10)) {
-      return;
-    }
-    nginx_.reset();
-  }
-  ADD_FAILURE() << "nginx did not start: " << read_file(dir_ / "error.log");
+  nginx_ = start_nginx(
+      dir_, "$request_method $uri $status $body_bytes_sent",
+      [&](int port) {
+        std::ostringstream server;
+        server << "    listen 127.0.0.1:" << port << " ssl;\n"
+               << "    ssl_certificate " << ca.server_certificate.string() << ";\n"
+               << "    ssl_certificate_key " << ca.server_key.string() << ";\n"
+               << "    root " << www.string() << ";\n";
+        if (!limit_rate.empty()) {
+          server << "    limit_rate " << limit_rate << ";\n    fastcgi_buffering off;\n";
+        }
+        if (!git_root.empty()) {
+          server << "    location ~ ^/git(/.*)$ {\n"
+                 << "      client_max_body_size 0;\n"
+                 << "      include /etc/nginx/fastcgi_params;\n"
+                 << "      fastcgi_param SCRIPT_FILENAME /usr/lib/git-core/git-http-backend;\n"
+                 << "      fastcgi_param GIT_PROJECT_ROOT " << git_root.string() << ";\n"
+                 << "      fastcgi_param GIT_HTTP_EXPORT_ALL \"\";\n"
+                 << "      fastcgi_param PATH_INFO $1;\n"
+                 << "      fastcgi_pass unix:" << socket.string() << ";\n"
+                 << "    }\n";
+        }
+        return server.str();
+      },
+      port_);
 }
 
 std::string TlsNginx::url(const std::string& path) const {

@@ -90,7 +90,8 @@ std::string untrusted_certificate_message(const std::string& url, const std::str
                                           const CaChoice& ca);
 
 // The one line of a proxy that refused a request (`status`: its HTTP answer,
-// 407 or 403 or another; 0 when unknown): the proxy without its password and
+// 407 or 401 (tinyproxy answers a CONNECT with bad credentials so), 403, or
+// another; 0 when unknown): the proxy without its password and
 // what to fix.
 std::string proxy_refusal_message(const ProxyChoice& proxy, const std::string& url, long status,
                                   const std::string& reason);
