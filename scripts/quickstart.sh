@@ -22,6 +22,9 @@ test_packages=(
   clang lld libclang-rt-14-dev binutils util-linux python3-venv python3-pip python3-build
   python3-setuptools-whl python3-wheel-whl python3-pip-whl libgtest-dev googletest
   nginx-light curl distcc ccache
+  # The proxy and CA tests (tests/e2e/network_test.cpp): a CONNECT proxy, git's
+  # smart HTTP behind nginx, the test CA.
+  tinyproxy fcgiwrap openssl
   # The portable build (scripts/build-static-deps.sh: Debian's sources and
   # the static archives it links) and its wheel's policy check.
   dpkg-dev libssh2-1-dev libhttp-parser-dev liblzma-dev python3-pyelftools

@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <random>
 #include <sstream>
@@ -112,6 +113,23 @@ void BackgroundProcess::stop() {
   int status = 0;
   ::waitpid(pid_, &status, 0);
   pid_ = -1;
+}
+
+std::optional<int> BackgroundProcess::wait_exit(double seconds) {
+  const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
+  while (pid_ > 0) {
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      ::kill(-pid_, SIGKILL);  // anything it left in its group
+      pid_ = -1;
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    if (Clock::now() >= deadline) {
+      return std::nullopt;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return std::nullopt;
 }
 
 BackgroundProcess::~BackgroundProcess() { stop(); }
@@ -288,40 +306,51 @@ void DistccDaemon::kill() {
   pid_ = -1;
 }
 
-NginxServer::NginxServer(const fs::path& dir, const fs::path& www, const std::string& limit_rate)
-    : dir_(dir) {
-  fs::create_directories(dir_);
+std::unique_ptr<BackgroundProcess> start_nginx(const fs::path& dir, const std::string& log_format,
+                                               const std::function<std::string(int)>& server,
+                                               int& port) {
+  fs::create_directories(dir);
   // A port taken between free_port() and nginx's bind: another try (at most 5).
   for (int attempt = 0; attempt < 5; ++attempt) {
-    port_ = free_port();
+    port = free_port();
     std::ostringstream conf;
     conf << "daemon off;\nmaster_process off;\nworker_processes 1;\n"
-         << "pid " << (dir_ / "nginx.pid").string() << ";\n"
-         << "error_log " << (dir_ / "error.log").string() << " warn;\n"
+         << "pid " << (dir / "nginx.pid").string() << ";\n"
+         << "error_log " << (dir / "error.log").string() << " warn;\n"
          << "events { worker_connections 256; }\n"
          << "http {\n"
-         << "  log_format bytes '$status $body_bytes_sent $http_range';\n"
-         << "  access_log " << (dir_ / "access.log").string() << " bytes;\n";
+         << "  log_format lines '" << log_format << "';\n"
+         << "  access_log " << (dir / "access.log").string() << " lines;\n";
     for (const char* temp : {"client_body", "proxy", "fastcgi", "uwsgi", "scgi"}) {
-      conf << "  " << temp << "_temp_path " << (dir_ / (std::string(temp) + "_temp")).string()
+      conf << "  " << temp << "_temp_path " << (dir / (std::string(temp) + "_temp")).string()
            << ";\n";
     }
-    conf << "  server {\n    listen 127.0.0.1:" << port_ << ";\n    root " << www.string()
-         << ";\n    keepalive_requests 10000;\n";
-    if (!limit_rate.empty()) {
-      conf << "    limit_rate " << limit_rate << ";\n";
+    conf << "  server {\n" << server(port) << "  }\n}\n";
+    write_file(dir / "nginx.conf", conf.str());
+    auto process = std::make_unique<BackgroundProcess>(std::vector<std::string>{
+        "/usr/sbin/nginx", "-p", dir.string(), "-e", (dir / "error.log").string(), "-c",
+        (dir / "nginx.conf").string()});
+    if (wait_for_port(port, 10)) {
+      return process;
     }
-    conf << "  }\n}\n";
-    write_file(dir_ / "nginx.conf", conf.str());
-    process_ = std::make_unique<BackgroundProcess>(std::vector<std::string>{
-        "/usr/sbin/nginx", "-p", dir_.string(), "-e", (dir_ / "error.log").string(), "-c",
-        (dir_ / "nginx.conf").string()});
-    if (wait_for_port(port_, 10)) {
-      return;
-    }
-    process_.reset();
   }
-  ADD_FAILURE() << "nginx did not start: " << read_file(dir_ / "error.log");
+  ADD_FAILURE() << "nginx did not start: " << read_file(dir / "error.log");
+  return nullptr;
+}
+
+NginxServer::NginxServer(const fs::path& dir, const fs::path& www, const std::string& limit_rate)
+    : dir_(dir) {
+  process_ = start_nginx(
+      dir_, "$status $body_bytes_sent $http_range",
+      [&](int port) {
+        std::string server = "    listen 127.0.0.1:" + std::to_string(port) + ";\n    root " +
+                             www.string() + ";\n    keepalive_requests 10000;\n";
+        if (!limit_rate.empty()) {
+          server += "    limit_rate " + limit_rate + ";\n";
+        }
+        return server;
+      },
+      port_);
 }
 
 std::string NginxServer::url(const std::string& file) const {

@@ -10,7 +10,9 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,9 @@ class BackgroundProcess {
   pid_t pid() const { return pid_; }
   bool running();
   void stop();
+  // Waits at most `seconds` for it to end: its exit code (128 + a signal's
+  // number), nullopt while it runs.
+  std::optional<int> wait_exit(double seconds);
 
  private:
   pid_t pid_ = -1;
@@ -49,6 +54,14 @@ class NginxServer {
   int port_ = 0;
   std::unique_ptr<BackgroundProcess> process_;
 };
+
+// Debian's nginx started in `dir` (pid, logs, temp paths there; access log
+// lines in `log_format`) with the server block `server(port)` on a free port
+// (`port`; another try when it is taken, at most 5). nullptr (a test
+// failure) when it does not start.
+std::unique_ptr<BackgroundProcess> start_nginx(const fs::path& dir, const std::string& log_format,
+                                               const std::function<std::string(int)>& server,
+                                               int& port);
 
 // The fault-injecting stand-in server; its mode can change between requests.
 class FaultServer {

@@ -133,14 +133,18 @@ TEST_F(SourceRepoTest, FetchCommitChecksOutThatCommitNotTheTip) {
   git({"commit", "-q", "-m", "later"}, tree);
   const fs::path target = dir.path() / "fetched";
   fs::create_directory(target);  // a submodule's empty placeholder
-  SourceRepo::fetch_commit(tree.string(), first, target);
+  SourceRepo::fetch_commit(tree.string(), first, target, NetworkSettings{});
   EXPECT_EQ(git({"rev-parse", "HEAD"}, target), first);
   EXPECT_TRUE(fs::exists(target / "a.txt"));
   EXPECT_FALSE(fs::exists(target / "later.txt"));
   // An unknown commit: an Error, nothing left behind.
   const fs::path other = dir.path() / "other";
-  EXPECT_THROW(SourceRepo::fetch_commit(tree.string(), std::string(40, '1'), other), Error);
-  EXPECT_THROW(SourceRepo::fetch_commit((dir.path() / "no-remote").string(), first, other), Error);
+  EXPECT_THROW(
+      SourceRepo::fetch_commit(tree.string(), std::string(40, '1'), other, NetworkSettings{}),
+      Error);
+  EXPECT_THROW(SourceRepo::fetch_commit((dir.path() / "no-remote").string(), first, other,
+                                        NetworkSettings{}),
+               Error);
   EXPECT_FALSE(fs::exists(other));
   for (const auto& entry : fs::directory_iterator(dir.path())) {
     EXPECT_EQ(entry.path().filename().string().find("ascend-setup-fetch"), std::string::npos);

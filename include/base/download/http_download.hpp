@@ -8,12 +8,19 @@
 // when one finishes early); a server that ignores Range (a 200 answer) is
 // read from 0 in one stream. Resets, 5xx/429/408, truncated bodies and stalls
 // (below a low-speed limit for some seconds) are retried with exponential
-// backoff, each segment from where it stopped. Throws DownloadError when the
-// URL cannot be had (its `offline` says no connection was ever made), Error
-// for a local failure (disk), the stop Error on a stop signal.
+// backoff, each segment from where it stopped. The proxy and the CA are the
+// options' NetworkSettings (util/network_settings.hpp), given to libcurl
+// explicitly (its own reading of the environment is off); a CONNECT tunnel's
+// answer is never taken for the server's. A proxy's refusal (407, 403) and an
+// untrusted certificate are not retried: they need the user's fix. Throws
+// DownloadError when the URL cannot be had (its `offline` says no connection
+// was ever made), Error for a local failure (disk), the stop Error on a stop
+// signal. Nothing thrown in a libcurl callback unwinds through libcurl: it is
+// kept and rethrown once libcurl has returned.
 #pragma once
 
 #include "base/util/error.hpp"
+#include "base/util/network_settings.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -32,8 +39,7 @@ struct DownloadOptions {
   int connect_timeout_seconds = 30;
   std::chrono::milliseconds backoff{1000};  // first retry delay, doubled each time, at most 30 s
   std::uint64_t min_split_bytes = 2 << 20;  // smallest remaining range split for an idle connection
-  std::optional<std::string> ca_bundle;     // CURLOPT_CAINFO when set
-  std::optional<std::string> ca_directory;  // CURLOPT_CAPATH when set
+  NetworkSettings network;                  // the proxy of the URL, the CA
   std::string label;                        // the name progress lines show
   // Progress on stderr: a live line on a terminal, else a line per 10% or 30 s.
   bool progress = true;
@@ -49,8 +55,10 @@ struct DownloadResult {
 
 class DownloadError : public Error {
  public:
-  DownloadError(const std::string& reason, bool offline)
-      : Error(reason, ErrorKind::network), offline_(offline) {}
+  // `kind`: network (worth another try later) unless the user must fix
+  // something first (a proxy's refusal, an untrusted certificate: bad_input).
+  DownloadError(const std::string& reason, bool offline, ErrorKind kind = ErrorKind::network)
+      : Error(reason, kind), offline_(offline) {}
   bool offline() const noexcept { return offline_; }
 
  private:
@@ -58,9 +66,8 @@ class DownloadError : public Error {
 };
 
 // The options from the registry's download variables (connections, attempts,
-// stall seconds, CA bundle: CURL_CA_BUNDLE, else SSL_CERT_FILE, else
-// REQUESTS_CA_BUNDLE, else the system's (util/ca_bundle.hpp); SSL_CERT_DIR). Proxies: libcurl reads
-// http_proxy, https_proxy, all_proxy and no_proxy itself.
+// stall seconds, backoff) and network_settings_from_environment() (proxies,
+// CA: layer/environment.hpp).
 DownloadOptions download_options_from_environment();
 
 // Downloads `url` to `target` (see the top). An existing `target` is replaced.

@@ -4,7 +4,17 @@
 // NPUIR build's nested repositories at one exact commit). Works for
 // worktrees and submodules (`.git` is a file there), detached HEAD and
 // shallow clones. Never writes git config.
+//
+// The network operations (ensure_submodule, clone, fetch_origin,
+// fetch_commit) take the run's NetworkSettings: the proxy of their URL is
+// passed to libgit2 explicitly, the CA is GIT_SSL_CAINFO/GIT_SSL_CAPATH, else
+// git's http.sslCAInfo/http.sslCAPath, else the downloads' (set before each
+// operation). A stop signal ends a transfer under way (the stop's Error); a
+// proxy's refusal or an untrusted certificate is an Error of kind bad_input
+// saying what to fix (not retried), other network failures kind network.
 #pragma once
+
+#include "base/util/network_settings.hpp"
 
 #include <filesystem>
 #include <memory>
@@ -69,7 +79,7 @@ class SourceRepo {
   // out: registered in .gitmodules, then initialised and cloned/updated when
   // its directory is empty, as `git submodule update --init <path>`. Throws
   // Error naming the path and that command when it cannot.
-  void ensure_submodule(const std::string& path) const;
+  void ensure_submodule(const std::string& path, const NetworkSettings& network) const;
 
   // True when a submodule is registered at `path` (in .gitmodules or the index).
   bool has_submodule(const std::string& path) const;
@@ -78,7 +88,7 @@ class SourceRepo {
   // made beside it under a temporary name and renamed into place, so a failed
   // clone leaves nothing behind. Throws Error with libgit2's message.
   static SourceRepo clone(const std::string& url, const std::string& branch,
-                          const std::filesystem::path& directory);
+                          const std::filesystem::path& directory, const NetworkSettings& network);
 
   // HEAD's full id, nullopt when HEAD has no commit yet.
   std::optional<std::string> head_id() const;
@@ -88,7 +98,7 @@ class SourceRepo {
 
   // Fetches origin's branches and tags. Throws Error with origin's URL and
   // libgit2's message when that fails.
-  void fetch_origin() const;
+  void fetch_origin(const NetworkSettings& network) const;
 
   // Tracked files whose work tree or index content differs from HEAD
   // (untracked files are not changes).
@@ -110,7 +120,7 @@ class SourceRepo {
   // `directory` under a temporary name and renamed into place, so a failure
   // leaves nothing behind. Throws Error with libgit2's message.
   static void fetch_commit(const std::string& url, const std::string& id,
-                           const std::filesystem::path& directory);
+                           const std::filesystem::path& directory, const NetworkSettings& network);
 
   // Lifts libgit2's repository ownership check for this process only.
   static void trust_all_owners();

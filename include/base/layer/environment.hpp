@@ -8,6 +8,8 @@
 // naming the variable; check_environment() does that for every row up front.
 #pragma once
 
+#include "base/util/network_settings.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <optional>
@@ -47,10 +49,17 @@ enum class EnvVar {
   ssl_cert_file,           // SSL_CERT_FILE
   requests_ca_bundle,      // REQUESTS_CA_BUNDLE
   ssl_cert_dir,            // SSL_CERT_DIR
-  http_proxy,              // http_proxy (read by libcurl, as are the three below)
-  https_proxy,             // https_proxy
-  all_proxy,               // all_proxy
-  no_proxy,                // no_proxy
+  // The network of the downloads and the git fetches (network_settings_from_environment()).
+  http_proxy,         // http_proxy
+  http_proxy_upper,   // HTTP_PROXY
+  https_proxy,        // https_proxy
+  https_proxy_upper,  // HTTPS_PROXY
+  all_proxy,          // all_proxy
+  all_proxy_upper,    // ALL_PROXY
+  no_proxy,           // no_proxy
+  no_proxy_upper,     // NO_PROXY
+  git_ssl_cainfo,     // GIT_SSL_CAINFO
+  git_ssl_capath,     // GIT_SSL_CAPATH
   // The job counts (base/jobs/job_limits.hpp).
   cgroup_root,         // ASCEND_SETUP_CGROUP_ROOT
   meminfo,             // ASCEND_SETUP_MEMINFO
@@ -114,6 +123,12 @@ std::vector<EnvEntry> list_environment(const Profile& profile,
 
 nlohmann::ordered_json to_json(const std::vector<EnvEntry>& entries);
 std::string to_table(const std::vector<EnvEntry>& entries);
+
+// The proxies and CA variables of the registry (lower case winning over
+// upper case), for the downloads and the git fetches
+// (util/network_settings.hpp). Throws Error(usage) for a value that is not
+// valid UTF-8.
+NetworkSettings network_settings_from_environment();
 
 // True when `text` is valid UTF-8 (no overlong forms, no surrogates).
 bool is_valid_utf8(const std::string& text);

@@ -1,12 +1,9 @@
 #include "base/download/http_download.hpp"
 
-#include "base/util/strings.hpp"
-
-#include "base/util/ca_bundle.hpp"
-
 #include "base/download/download_progress.hpp"
 #include "base/layer/environment.hpp"
 #include "base/process/stop_signals.hpp"
+#include "base/util/strings.hpp"
 #include "base/util/system_error.hpp"
 #include "base/util/text_file.hpp"
 
@@ -20,6 +17,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <exception>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -82,17 +80,6 @@ struct Transfer {
   }
 };
 
-std::string trim(std::string text) {
-  while (!text.empty() && (text.back() == '\r' || text.back() == '\n' || text.back() == ' ')) {
-    text.pop_back();
-  }
-  size_t first = 0;
-  while (first < text.size() && text[first] == ' ') {
-    ++first;
-  }
-  return text.substr(first);
-}
-
 bool iequals_prefix(const std::string& line, const char* name) {
   const size_t length = std::strlen(name);
   return line.size() > length && strncasecmp(line.c_str(), name, length) == 0;
@@ -133,7 +120,9 @@ class Downloader {
         part_(part_path(target)),
         state_file_(state_path(target)),
         options_(options),
-        progress_(options.label.empty() ? url : options.label, options.progress) {
+        progress_(options.label.empty() ? url : options.label, options.progress),
+        proxy_(options.network.proxy_for(url)),
+        ca_(options.network.download_ca()) {
     options_.connections = std::max(1, options_.connections);
     options_.attempts = std::max(1, options_.attempts);
   }
@@ -164,7 +153,27 @@ class Downloader {
     return result_;
   }
 
-  // libcurl callbacks.
+  // libcurl's callbacks: nothing thrown may unwind through libcurl's C
+  // frames, so an exception is kept, the transfer ended (0 is libcurl's
+  // write error) and the exception rethrown once libcurl has returned.
+  template <class Callback>
+  size_t guarded(Callback&& callback) noexcept {
+    try {
+      return callback();
+    } catch (...) {
+      if (!failure_) {
+        failure_ = std::current_exception();
+      }
+      return 0;
+    }
+  }
+
+  void rethrow_callback_failure() {
+    if (failure_) {
+      std::rethrow_exception(std::exchange(failure_, nullptr));
+    }
+  }
+
   size_t on_header(Transfer& t, const char* data, size_t size) {
     if (t.generation != generation_) {
       return 0;
@@ -189,6 +198,15 @@ class Downloader {
     } else if (iequals_prefix(line, "content-length:")) {
       t.content_length = std::strtoull(trim(line.substr(15)).c_str(), nullptr, 10);
     } else if (trim(line).empty()) {
+      // The end of a response's headers. Only the server's answer counts:
+      // libcurl records its code before handing its header lines over, and
+      // never a CONNECT tunnel's (those are suppressed too).
+      long code = 0;
+      curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &code);
+      if (code != t.status) {
+        t.status = 0;
+        return size;
+      }
       if (t.status == 200 || t.status == 206) {
         ever_answered_ = true;
         if (!on_response(t)) {
@@ -439,24 +457,36 @@ class Downloader {
     curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, long(options_.stall_seconds));
     curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, t->error_buffer);
     curl_easy_setopt(easy, CURLOPT_USERAGENT, "ascend-setup/" ASCEND_SETUP_VERSION);
-    if (options_.ca_bundle) {
-      curl_easy_setopt(easy, CURLOPT_CAINFO, options_.ca_bundle->c_str());
+    // The proxy chosen here (libcurl's own reading of the environment off:
+    // an empty string is "none"); no_proxy still applies to a redirect's host.
+    curl_easy_setopt(easy, CURLOPT_PROXY, proxy_ ? proxy_->url.c_str() : "");
+    curl_easy_setopt(easy, CURLOPT_NOPROXY,
+                     options_.network.no_proxy ? options_.network.no_proxy->value.c_str() : "");
+    curl_easy_setopt(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);
+    for (const CURLoption option : {CURLOPT_CAINFO, CURLOPT_PROXY_CAINFO}) {
+      if (ca_.file) {
+        curl_easy_setopt(easy, option, ca_.file->c_str());
+      }
     }
-    if (options_.ca_directory) {
-      curl_easy_setopt(easy, CURLOPT_CAPATH, options_.ca_directory->c_str());
+    for (const CURLoption option : {CURLOPT_CAPATH, CURLOPT_PROXY_CAPATH}) {
+      if (ca_.directory) {
+        curl_easy_setopt(easy, option, ca_.directory->c_str());
+      }
     }
     curl_easy_setopt(
         easy, CURLOPT_HEADERFUNCTION,
         +[](char* data, size_t size, size_t count, void* user) -> size_t {
           auto* transfer = static_cast<Transfer*>(user);
-          return transfer->owner->on_header(*transfer, data, size * count);
+          return transfer->owner->guarded(
+              [&] { return transfer->owner->on_header(*transfer, data, size * count); });
         });
     curl_easy_setopt(easy, CURLOPT_HEADERDATA, t.get());
     curl_easy_setopt(
         easy, CURLOPT_WRITEFUNCTION,
         +[](char* data, size_t size, size_t count, void* user) -> size_t {
           auto* transfer = static_cast<Transfer*>(user);
-          return transfer->owner->on_body(*transfer, data, size * count);
+          return transfer->owner->guarded(
+              [&] { return transfer->owner->on_body(*transfer, data, size * count); });
         });
     curl_easy_setopt(easy, CURLOPT_WRITEDATA, t.get());
     std::string range;
@@ -568,6 +598,7 @@ class Downloader {
       reason = t.retry_reason;
     } else {
       reason = t.error_buffer[0] != '\0' ? std::string(t.error_buffer) : curl_easy_strerror(code);
+      throw_if_refused(t, code, status, reason);
       switch (code) {
         case CURLE_COULDNT_RESOLVE_HOST:
         case CURLE_COULDNT_RESOLVE_PROXY:
@@ -594,6 +625,9 @@ class Downloader {
           retryable = false;
       }
     }
+    if (proxy_) {
+      reason += " (through the proxy " + proxy_->shown() + " from " + proxy_->variable + ")";
+    }
     if (!retryable) {
       throw DownloadError(reason, !ever_answered_);
     }
@@ -615,6 +649,30 @@ class Downloader {
     spdlog::warn("{}: {}; retrying from byte {} in {:.1f} s (attempt {} of {})", url_, reason,
                  segments_[std::min(t.segment, segments_.size() - 1)].position(),
                  double(delay.count()) / 1000.0, segment.failures + 1, options_.attempts);
+  }
+
+  // What the user must fix, never retried: the proxy refused (its CONNECT
+  // answer, or a 407 to a request through it), the certificate is not trusted.
+  void throw_if_refused(Transfer& t, CURLcode code, long status, const std::string& reason) {
+    long connect_code = 0;
+    curl_easy_getinfo(t.easy, CURLINFO_HTTP_CONNECTCODE, &connect_code);
+    if (proxy_ && (connect_code >= 300 || (code == CURLE_HTTP_RETURNED_ERROR && status == 407))) {
+      // A 407 to a request through the proxy says all; a CONNECT's failure has libcurl's words.
+      throw DownloadError(
+          proxy_refusal_message(*proxy_, url_, connect_code >= 300 ? connect_code : status,
+                                connect_code >= 300 ? reason : std::string()),
+          false, ErrorKind::bad_input);
+    }
+    if (code == CURLE_PEER_FAILED_VERIFICATION) {
+      throw DownloadError(untrusted_certificate_message(url_, reason, ca_), false,
+                          ErrorKind::bad_input);
+    }
+    if (code == CURLE_SSL_CACERT_BADFILE) {
+      throw DownloadError("the CA certificates " + ca_.file.value_or("") + " (from " +
+                              ca_.named_by + ") cannot be used (" + reason +
+                              "): name a readable PEM bundle",
+                          false, ErrorKind::bad_input);
+    }
   }
 
   bool complete() const {
@@ -649,6 +707,7 @@ class Downloader {
       }
       int running = 0;
       curl_multi_perform(multi_, &running);
+      rethrow_callback_failure();
       int queued = 0;
       while (CURLMsg* message = curl_multi_info_read(multi_, &queued)) {
         if (message->msg != CURLMSG_DONE) {
@@ -716,6 +775,9 @@ class Downloader {
   fs::path state_file_;
   DownloadOptions options_;
   DownloadProgress progress_;
+  std::optional<ProxyChoice> proxy_;
+  CaChoice ca_;
+  std::exception_ptr failure_;  // thrown in a libcurl callback, rethrown after it
   DownloadResult result_;
   CURLM* multi_ = nullptr;
   int fd_ = -1;
@@ -759,21 +821,7 @@ DownloadOptions download_options_from_environment() {
   options.stall_seconds = positive(EnvVar::download_stall_seconds, options.stall_seconds, 3600);
   options.backoff = std::chrono::milliseconds(
       positive(EnvVar::download_backoff_ms, int(options.backoff.count()), 600000));
-  for (EnvVar var : {EnvVar::curl_ca_bundle, EnvVar::ssl_cert_file, EnvVar::requests_ca_bundle}) {
-    if (auto value = env_value(var, nullptr); value && !value->empty()) {
-      options.ca_bundle = value;
-      break;
-    }
-  }
-  // Else the system's: the portable build's libcurl has none built in.
-  if (!options.ca_bundle) {
-    if (auto bundle = system_ca_bundle()) {
-      options.ca_bundle = bundle->string();
-    }
-  }
-  if (auto value = env_value(EnvVar::ssl_cert_dir, nullptr); value && !value->empty()) {
-    options.ca_directory = value;
-  }
+  options.network = network_settings_from_environment();
   return options;
 }
 

@@ -1,7 +1,6 @@
 #include "base/git/source_repo.hpp"
 
-#include "base/util/ca_bundle.hpp"
-
+#include "base/process/stop_signals.hpp"
 #include "base/util/error.hpp"
 #include "base/util/staged_replacement.hpp"
 
@@ -12,22 +11,18 @@
 #include <pthread.h>
 
 #include <csignal>
+#include <exception>
 #include <system_error>
+#include <utility>
 
 // libgit2's *_options_init functions, not its *_INIT macros: clang reports
 // every field those brace lists leave out (-Wmissing-field-initializers).
 namespace ascend_setup {
 
 void ensure_libgit2() {
-  static const int initialised = [] {
-    const int count = git_libgit2_init();
-    // The system's CA bundle, not the one the library's build baked in (the
-    // portable build's is Debian's path; AlmaLinux keeps it elsewhere).
-    if (auto bundle = system_ca_bundle()) {
-      git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, bundle->c_str(), nullptr);
-    }
-    return count;
-  }();
+  // The CA certificates are set before each network operation (GitNetwork
+  // below): the run's choice, not the one the library's build baked in.
+  static const int initialised = git_libgit2_init();
   (void)initialised;
 }
 
@@ -88,6 +83,131 @@ Error libgit_error(const std::string& what) {
   }
   return Error(what.empty() ? last_git_error() : what + ": " + last_git_error(), kind);
 }
+
+// A configured path of git's (http.sslCAInfo, ...) from `config`; empty when unset.
+std::string config_path(git_config* config, const char* name) {
+  git_buf value = {nullptr, 0, 0};
+  std::string path;
+  if (config != nullptr && git_config_get_path(&value, config, name) == 0) {
+    path = value.ptr;
+  }
+  git_buf_dispose(&value);
+  git_error_clear();
+  return path;
+}
+
+// The network of one libgit2 operation on `url`: its proxy passed
+// explicitly (GIT_PROXY_SPECIFIED, credentials from the proxy URL, which
+// libgit2 presents on a 407; or GIT_PROXY_NONE), the CA set before it
+// (libgit2's certificate locations are process-wide), a stop signal ending
+// the transfer from its progress callbacks, and a failure told as the user
+// can act on it. Callbacks never let an exception into libgit2's C frames.
+class GitNetwork {
+ public:
+  // `repo`: whose configuration gives http.sslCAInfo/sslCAPath (nullptr:
+  // the user's and the system's).
+  GitNetwork(std::string url, const NetworkSettings& settings, git_repository* repo)
+      : url_(std::move(url)), proxy_(settings.proxy_for(url_)) {
+    git_config* config = nullptr;
+    const int rc = repo != nullptr ? git_repository_config_snapshot(&config, repo)
+                                   : git_config_open_default(&config);
+    if (rc != 0) {
+      config = nullptr;
+      git_error_clear();
+    }
+    ca_ = settings.git_ca(config_path(config, "http.sslCAInfo"),
+                          config_path(config, "http.sslCAPath"));
+    git_config_free(config);
+    use_certificates(ca_);
+  }
+
+  void apply(git_remote_callbacks& callbacks, git_proxy_options& proxy) {
+    callbacks.payload = this;
+    callbacks.transfer_progress = [](const git_indexer_progress*, void* payload) {
+      return static_cast<GitNetwork*>(payload)->keep_going();
+    };
+    callbacks.sideband_progress = [](const char*, int, void* payload) {
+      return static_cast<GitNetwork*>(payload)->keep_going();
+    };
+    if (proxy_) {
+      proxy.type = GIT_PROXY_SPECIFIED;
+      proxy.url = proxy_->url.c_str();
+    } else {
+      proxy.type = GIT_PROXY_NONE;
+    }
+  }
+
+  // After a failed libgit2 call: the stop, an exception of a callback, or
+  // libgit2's error as `what` + its message, told for the user when it is a
+  // proxy's refusal or an untrusted certificate (neither worth a retry).
+  [[noreturn]] void fail(int rc, const std::string& what) {
+    throw_if_stopped();
+    if (failure_) {
+      std::rethrow_exception(failure_);
+    }
+    const git_error* error = git_error_last();
+    const std::string message =
+        error != nullptr && error->message != nullptr ? error->message : "unknown libgit2 error";
+    const std::string prefix = what.empty() ? std::string() : what + ": ";
+    if (proxy_ && message.find("proxy") != std::string::npos) {
+      long status = 0;
+      if (rc == GIT_EAUTH) {
+        status = 407;
+      } else if (const size_t at = message.find("unexpected status: "); at != std::string::npos) {
+        status = std::strtol(message.c_str() + at + 19, nullptr, 10);
+      }
+      if (status != 0) {
+        throw Error(prefix + proxy_refusal_message(*proxy_, url_, status, message),
+                    ErrorKind::bad_input);
+      }
+    }
+    if (rc == GIT_ECERTIFICATE || (error != nullptr && error->klass == GIT_ERROR_SSL &&
+                                   message.find("certificate") != std::string::npos)) {
+      throw Error(prefix + untrusted_certificate_message(url_, message, ca_), ErrorKind::bad_input);
+    }
+    Error plain = libgit_error(what);
+    if (proxy_ && plain.kind() == ErrorKind::network) {
+      throw Error(std::string(plain.what()) + " (through the proxy " + proxy_->shown() + " from " +
+                      proxy_->variable + ")",
+                  ErrorKind::network);
+    }
+    throw plain;
+  }
+
+ private:
+  // 0 to go on; -1 (libgit2 ends the transfer) on a stop or an exception.
+  int keep_going() noexcept {
+    try {
+      return stop_signal() == 0 ? 0 : -1;
+    } catch (...) {
+      failure_ = std::current_exception();
+      return -1;
+    }
+  }
+
+  // The certificate locations, parsed again only when they change.
+  static void use_certificates(const CaChoice& ca) {
+    static std::optional<std::pair<std::string, std::string>> current;
+    const std::pair<std::string, std::string> wanted{ca.file.value_or(""),
+                                                     ca.directory.value_or("")};
+    if (current == wanted || (!ca.file && !ca.directory)) {
+      return;
+    }
+    if (git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, ca.file ? ca.file->c_str() : nullptr,
+                         ca.directory ? ca.directory->c_str() : nullptr) != 0) {
+      throw Error("cannot use the CA certificates " + wanted.first +
+                      (wanted.second.empty() ? "" : " and " + wanted.second) + " (from " +
+                      ca.named_by + "): " + last_git_error(),
+                  ErrorKind::bad_input);
+    }
+    current = wanted;
+  }
+
+  std::string url_;
+  std::optional<ProxyChoice> proxy_;
+  CaChoice ca_;
+  std::exception_ptr failure_;
+};
 
 bool owned_by_someone_else(const std::filesystem::path& tree_root) {
   struct stat info {};
@@ -200,7 +320,7 @@ std::optional<std::string> SourceRepo::committed_file(const std::string& path) c
                      static_cast<size_t>(git_blob_rawsize(blob)));
 }
 
-void SourceRepo::ensure_submodule(const std::string& path) const {
+void SourceRepo::ensure_submodule(const std::string& path, const NetworkSettings& network) const {
   const std::string manual = "git submodule update --init " + path;
   git_submodule* submodule = nullptr;
   const int rc = git_submodule_lookup(&submodule, repo_.get(), path.c_str());
@@ -223,14 +343,29 @@ void SourceRepo::ensure_submodule(const std::string& path) const {
   if (checked_out) {
     return;
   }
+  const char* url = git_submodule_url(submodule);
+  std::string resolved = url != nullptr ? url : "";
+  git_buf absolute = {nullptr, 0, 0};
+  if (url != nullptr && git_submodule_resolve_url(&absolute, repo_.get(), url) == 0) {
+    resolved = absolute.ptr;
+  }
+  git_buf_dispose(&absolute);
+  GitNetwork net(resolved, network, repo_.get());
   git_submodule_update_options options;
   git_submodule_update_options_init(&options, GIT_SUBMODULE_UPDATE_OPTIONS_VERSION);
-  if (git_submodule_update(submodule, /*init=*/1, &options) != 0) {
-    const char* url = git_submodule_url(submodule);
-    const Error error = libgit_error("");
-    throw Error("cannot check out the submodule " + path + " from " + (url ? url : "?") + ": " +
-                    error.what() + "; run `" + manual + "` by hand (needs its remote)",
-                error.kind());
+  net.apply(options.fetch_opts.callbacks, options.fetch_opts.proxy_opts);
+  if (const int rc = git_submodule_update(submodule, /*init=*/1, &options); rc != 0) {
+    try {
+      net.fail(rc, "");
+    } catch (const Error& error) {
+      if (error.kind() == ErrorKind::stopped) {
+        throw;
+      }
+      throw Error("cannot check out the submodule " + path + " from " +
+                      (resolved.empty() ? "?" : resolved) + ": " + error.what() + "; run `" +
+                      manual + "` by hand (needs its remote)",
+                  error.kind());
+    }
   }
 }
 
@@ -279,15 +414,18 @@ bool SourceRepo::has_submodule(const std::string& path) const {
 }
 
 SourceRepo SourceRepo::clone(const std::string& url, const std::string& branch,
-                             const std::filesystem::path& directory) {
+                             const std::filesystem::path& directory,
+                             const NetworkSettings& network) {
   ensure_libgit2();
   StagedReplacement staging(directory, "clone");
+  GitNetwork net(url, network, nullptr);
   git_clone_options options;
   git_clone_options_init(&options, GIT_CLONE_OPTIONS_VERSION);
   options.checkout_branch = branch.c_str();
+  net.apply(options.fetch_opts.callbacks, options.fetch_opts.proxy_opts);
   git_repository* repo = nullptr;
-  if (git_clone(&repo, url.c_str(), staging.staged().c_str(), &options) != 0) {
-    throw libgit_error("");
+  if (const int rc = git_clone(&repo, url.c_str(), staging.staged().c_str(), &options); rc != 0) {
+    net.fail(rc, "");
   }
   git_repository_free(repo);
   staging.commit();
@@ -308,18 +446,21 @@ bool SourceRepo::has_commit(const std::string& id) const {
   return true;
 }
 
-void SourceRepo::fetch_origin() const {
+void SourceRepo::fetch_origin(const NetworkSettings& network) const {
   git_remote* raw = nullptr;
   if (git_remote_lookup(&raw, repo_.get(), "origin") != 0) {
     throw Error("the clone has no remote 'origin': " + last_git_error());
   }
   GitPtr<git_remote> remote(raw, git_remote_free);
+  const char* url = git_remote_url(remote.get());
+  const std::string origin = url != nullptr ? url : "origin";
+  GitNetwork net(origin, network, repo_.get());
   git_fetch_options options;
   git_fetch_options_init(&options, GIT_FETCH_OPTIONS_VERSION);
   options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL;
-  if (git_remote_fetch(remote.get(), nullptr, &options, nullptr) != 0) {
-    const char* url = git_remote_url(remote.get());
-    throw libgit_error("fetching from " + std::string(url ? url : "origin") + " failed");
+  net.apply(options.callbacks, options.proxy_opts);
+  if (const int rc = git_remote_fetch(remote.get(), nullptr, &options, nullptr); rc != 0) {
+    net.fail(rc, "fetching from " + origin + " failed");
   }
 }
 
@@ -400,7 +541,8 @@ std::vector<Gitlink> SourceRepo::gitlinks_under(const std::string& directory) co
 }
 
 void SourceRepo::fetch_commit(const std::string& url, const std::string& id,
-                              const std::filesystem::path& directory) {
+                              const std::filesystem::path& directory,
+                              const NetworkSettings& network) {
   ensure_libgit2();
   const git_oid oid = parse_id(id);
   StagedReplacement staging(directory, "fetch");
@@ -420,11 +562,13 @@ void SourceRepo::fetch_commit(const std::string& url, const std::string& id,
   std::string refspec = id + ":refs/ascend-setup/fetched";
   char* refspecs[] = {refspec.data()};
   const git_strarray specs = {refspecs, 1};
+  GitNetwork net(url, network, repo.get());
   git_fetch_options options;
   git_fetch_options_init(&options, GIT_FETCH_OPTIONS_VERSION);
   options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
-  if (git_remote_fetch(remote.get(), &specs, &options, nullptr) != 0) {
-    fail("fetching " + id + " from " + url + " failed");
+  net.apply(options.callbacks, options.proxy_opts);
+  if (const int rc = git_remote_fetch(remote.get(), &specs, &options, nullptr); rc != 0) {
+    net.fail(rc, "fetching " + id + " from " + url + " failed");
   }
   if (!checkout_commit(repo.get(), oid, GIT_CHECKOUT_FORCE)) {
     fail("cannot check out " + id + " fetched from " + url);

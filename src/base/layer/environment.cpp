@@ -87,24 +87,43 @@ const Row kRows[] = {
      [](const Profile*) { return std::string("ASCEND_SETUP_DOWNLOAD_BACKOFF_MS"); },
      [](const Profile*) -> std::optional<std::string> { return "1000"; },
      "the first retry's delay in ms, doubled each time up to 30 s"},
+    // The network of the downloads and the git fetches (doc/downloads.md).
     {EnvVar::curl_ca_bundle, Kind::text,
      [](const Profile*) { return std::string("CURL_CA_BUNDLE"); }, none,
-     "CA bundle of the downloads (wins over SSL_CERT_FILE and REQUESTS_CA_BUNDLE)"},
+     "CA bundle of the downloads and the git fetches (wins over SSL_CERT_FILE and "
+     "REQUESTS_CA_BUNDLE)"},
     {EnvVar::ssl_cert_file, Kind::text, [](const Profile*) { return std::string("SSL_CERT_FILE"); },
-     none, "CA bundle of the downloads when CURL_CA_BUNDLE is unset"},
+     none, "CA bundle of the downloads and the git fetches when CURL_CA_BUNDLE is unset"},
     {EnvVar::requests_ca_bundle, Kind::text,
      [](const Profile*) { return std::string("REQUESTS_CA_BUNDLE"); }, none,
-     "CA bundle of the downloads when CURL_CA_BUNDLE and SSL_CERT_FILE are unset"},
+     "CA bundle of the downloads and the git fetches when CURL_CA_BUNDLE and SSL_CERT_FILE are "
+     "unset"},
     {EnvVar::ssl_cert_dir, Kind::text, [](const Profile*) { return std::string("SSL_CERT_DIR"); },
-     none, "CA directory of the downloads"},
+     none, "CA directory of the downloads and the git fetches"},
+    {EnvVar::git_ssl_cainfo, Kind::text,
+     [](const Profile*) { return std::string("GIT_SSL_CAINFO"); }, none,
+     "CA bundle of the git fetches (wins over git's http.sslCAInfo and the download's CA)"},
+    {EnvVar::git_ssl_capath, Kind::text,
+     [](const Profile*) { return std::string("GIT_SSL_CAPATH"); }, none,
+     "CA directory of the git fetches (wins over git's http.sslCAPath and SSL_CERT_DIR)"},
     {EnvVar::http_proxy, Kind::text, [](const Profile*) { return std::string("http_proxy"); }, none,
-     "proxy of http:// downloads (read by libcurl)"},
+     "proxy of http:// downloads and fetches (wins over HTTP_PROXY)"},
+    {EnvVar::http_proxy_upper, Kind::text, [](const Profile*) { return std::string("HTTP_PROXY"); },
+     none, "proxy of http:// downloads and fetches when http_proxy is unset"},
     {EnvVar::https_proxy, Kind::text, [](const Profile*) { return std::string("https_proxy"); },
-     none, "proxy of https:// downloads (read by libcurl; HTTPS_PROXY too)"},
+     none, "proxy of https:// downloads and fetches, user:password@ in it (wins over HTTPS_PROXY)"},
+    {EnvVar::https_proxy_upper, Kind::text,
+     [](const Profile*) { return std::string("HTTPS_PROXY"); }, none,
+     "proxy of https:// downloads and fetches when https_proxy is unset"},
     {EnvVar::all_proxy, Kind::text, [](const Profile*) { return std::string("all_proxy"); }, none,
-     "proxy of every download without a scheme's own (read by libcurl; ALL_PROXY too)"},
+     "proxy of a URL whose scheme has none set (wins over ALL_PROXY)"},
+    {EnvVar::all_proxy_upper, Kind::text, [](const Profile*) { return std::string("ALL_PROXY"); },
+     none, "proxy of a URL whose scheme has none set, when all_proxy is unset"},
     {EnvVar::no_proxy, Kind::text, [](const Profile*) { return std::string("no_proxy"); }, none,
-     "hosts downloaded from without a proxy (read by libcurl; NO_PROXY too)"},
+     "hosts reached without a proxy: names (and their subdomains), IPs, networks, host:port, * "
+     "(wins over NO_PROXY)"},
+    {EnvVar::no_proxy_upper, Kind::text, [](const Profile*) { return std::string("NO_PROXY"); },
+     none, "hosts reached without a proxy when no_proxy is unset"},
     // The job counts: doc/jobs.md.
     {EnvVar::cgroup_root, Kind::text,
      [](const Profile*) { return std::string("ASCEND_SETUP_CGROUP_ROOT"); },
@@ -270,6 +289,36 @@ std::vector<EnvEntry> registry_rows(const Profile& profile) {
 }
 
 }  // namespace
+
+NetworkSettings network_settings_from_environment() {
+  // The lower case name wins when both are set, as curl has it.
+  const auto either = [](EnvVar lower, EnvVar upper) -> std::optional<NetworkVariable> {
+    for (const EnvVar var : {lower, upper}) {
+      if (auto value = env_value(var, nullptr)) {
+        return NetworkVariable{env_name(var, nullptr), *value};
+      }
+    }
+    return std::nullopt;
+  };
+  const auto one = [](EnvVar var) -> std::optional<NetworkVariable> {
+    if (auto value = env_value(var, nullptr)) {
+      return NetworkVariable{env_name(var, nullptr), *value};
+    }
+    return std::nullopt;
+  };
+  NetworkSettings settings;
+  settings.http_proxy = either(EnvVar::http_proxy, EnvVar::http_proxy_upper);
+  settings.https_proxy = either(EnvVar::https_proxy, EnvVar::https_proxy_upper);
+  settings.all_proxy = either(EnvVar::all_proxy, EnvVar::all_proxy_upper);
+  settings.no_proxy = either(EnvVar::no_proxy, EnvVar::no_proxy_upper);
+  settings.curl_ca_bundle = one(EnvVar::curl_ca_bundle);
+  settings.ssl_cert_file = one(EnvVar::ssl_cert_file);
+  settings.requests_ca_bundle = one(EnvVar::requests_ca_bundle);
+  settings.ssl_cert_dir = one(EnvVar::ssl_cert_dir);
+  settings.git_ssl_cainfo = one(EnvVar::git_ssl_cainfo);
+  settings.git_ssl_capath = one(EnvVar::git_ssl_capath);
+  return settings;
+}
 
 bool is_valid_utf8(const std::string& text) {
   const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());

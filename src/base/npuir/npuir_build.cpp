@@ -9,6 +9,7 @@
 #include "base/tree/file_lock.hpp"
 #include "base/tree/state_paths.hpp"
 #include "base/util/error.hpp"
+#include "base/util/staged_replacement.hpp"
 #include "base/util/strings.hpp"
 #include "base/util/text_file.hpp"
 
@@ -61,8 +62,9 @@ std::string wrapper_quoted(const std::string& text) {
   return fmt::format("'{}'", replace_all(text, "'", "'\\''"));
 }
 
-// Step 3: the submodule, then its nested repositories.
+// Step 3: the submodule, then its nested repositories (under the NPUIR lock).
 void provide_sources(const fs::path& tree_root, const Profile::Npuir& npuir) {
+  const NetworkSettings network = network_settings_from_environment();
   const fs::path npuir_dir = tree_root / npuir.directory;
   const auto tree_repo = SourceRepo::open(tree_root);
   if (tree_repo && tree_repo->has_submodule(npuir.directory)) {
@@ -70,7 +72,7 @@ void provide_sources(const fs::path& tree_root, const Profile::Npuir& npuir) {
     // which a clone of the tree has; a tree that lost it gets it back.
     std::error_code ec;
     fs::create_directories(npuir_dir, ec);
-    tree_repo->ensure_submodule(npuir.directory);
+    tree_repo->ensure_submodule(npuir.directory, network);
   } else if (!holds_content(npuir_dir)) {
     throw Error(npuir_dir.string() + " is missing and " +
                 (tree_repo ? "no submodule is registered there" : "the tree is no git checkout") +
@@ -92,13 +94,14 @@ void provide_sources(const fs::path& tree_root, const Profile::Npuir& npuir) {
       throw Error(npuir_dir.string() + " records " + link.path + " at " + link.id +
                   " but its .gitmodules gives it no URL");
     }
+    StagedReplacement::remove_leftovers(directory, "fetch");  // a killed run's
     int attempt = 0;
     try {
       with_retries({npuir.fetch_attempts, std::chrono::seconds(npuir.fetch_retry_seconds)},
                    "NPUIR build: fetching " + link.path, [&] {
                      spdlog::info("NPUIR build: fetching {} at {} from {} (attempt {} of {})",
                                   link.path, link.id, link.url, ++attempt, npuir.fetch_attempts);
-                     SourceRepo::fetch_commit(link.url, link.id, directory);
+                     SourceRepo::fetch_commit(link.url, link.id, directory, network);
                    });
     } catch (const Error& error) {
       if (!error.retryable()) {

@@ -3,7 +3,10 @@
 #include "base/git/source_repo.hpp"
 #include "base/layer/environment.hpp"
 #include "base/process/retry.hpp"
+#include "base/tree/file_lock.hpp"
+#include "base/tree/state_paths.hpp"
 #include "base/util/error.hpp"
+#include "base/util/staged_replacement.hpp"
 #include "base/util/strings.hpp"
 
 #include <spdlog/spdlog.h>
@@ -34,10 +37,10 @@ bool missing_or_empty(const fs::path& directory) {
 }
 
 void provide_clone(const fs::path& directory, const Profile& profile,
-                   const std::optional<SourceRepo>& tree_repo) {
+                   const std::optional<SourceRepo>& tree_repo, const NetworkSettings& network) {
   const Profile::Distributed& d = profile.distributed;
   if (tree_repo && tree_repo->has_submodule(d.directory)) {
-    tree_repo->ensure_submodule(d.directory);
+    tree_repo->ensure_submodule(d.directory, network);
     spdlog::info("distributed part: submodule {} checked out", d.directory);
     return;
   }
@@ -46,18 +49,23 @@ void provide_clone(const fs::path& directory, const Profile& profile,
     // A failed clone leaves nothing (staged, renamed into place when whole),
     // so each attempt starts clean.
     with_retries(network_retries(d), "cloning " + d.url,
-                 [&] { SourceRepo::clone(d.url, d.branch, directory); });
+                 [&] { SourceRepo::clone(d.url, d.branch, directory, network); });
   } catch (const Error& error) {
+    if (error.kind() == ErrorKind::stopped) {
+      throw;
+    }
     throw Error(profile.switches.distributed +
-                " is on, but the distributed part could not be cloned from " + d.url + " into " +
-                directory.string() + " (" + error.what() +
-                "); without network, provide the clone by hand: " +
-                manual_clone(d, directory, tree_repo.has_value()) + " (or turn " +
-                profile.switches.distributed + " off)");
+                    " is on, but the distributed part could not be cloned from " + d.url +
+                    " into " + directory.string() + " (" + error.what() +
+                    "); without network, provide the clone by hand: " +
+                    manual_clone(d, directory, tree_repo.has_value()) + " (or turn " +
+                    profile.switches.distributed + " off)",
+                error.kind());
   }
 }
 
-void hold_at_pin(const fs::path& directory, const Profile& profile) {
+void hold_at_pin(const fs::path& directory, const Profile& profile,
+                 const NetworkSettings& network) {
   const Profile::Distributed& d = profile.distributed;
   const auto clone = SourceRepo::open(directory);
   if (!clone) {
@@ -85,12 +93,16 @@ void hold_at_pin(const fs::path& directory, const Profile& profile) {
     spdlog::info("distributed part: the pin {} is not in {}; fetching origin", d.pin, d.directory);
     try {
       with_retries(network_retries(d), "fetching origin of " + d.directory,
-                   [&] { clone->fetch_origin(); });
+                   [&] { clone->fetch_origin(network); });
     } catch (const Error& error) {
+      if (error.kind() == ErrorKind::stopped) {
+        throw;
+      }
       throw Error(directory.string() + " is at " + head + ", and the pin " + d.pin +
-                  " is not in it: " + error.what() + "; fetch it by hand (git -C " +
-                  directory.string() + " fetch origin && git -C " + directory.string() +
-                  " checkout " + d.pin + ")");
+                      " is not in it: " + error.what() + "; fetch it by hand (git -C " +
+                      directory.string() + " fetch origin && git -C " + directory.string() +
+                      " checkout " + d.pin + ")",
+                  error.kind());
     }
     if (!clone->has_commit(d.pin)) {
       throw Error("the pin " + d.pin + " of the distributed part is neither in " +
@@ -115,15 +127,23 @@ void ensure_distributed_sources(const fs::path& tree_root, const Profile& profil
   }
   const fs::path directory = tree_root / profile.distributed.directory;
   const auto tree_repo = SourceRepo::open(tree_root);
+  const NetworkSettings network = network_settings_from_environment();
   if (missing_or_empty(directory)) {
-    provide_clone(directory, profile, tree_repo);
+    // One run clones at a time; under the lock, what a killed run staged
+    // beside the directory is removed first.
+    const FileLock lock(state_dir(tree_root) / "distributed.lock",
+                        "cloning the distributed part into " + directory.string());
+    if (missing_or_empty(directory)) {
+      StagedReplacement::remove_leftovers(directory, "clone");
+      provide_clone(directory, profile, tree_repo, network);
+    }
   }
   if (!tree_repo) {
     spdlog::debug("distributed part: a source archive, {} used as it is",
                   profile.distributed.directory);
     return;
   }
-  hold_at_pin(directory, profile);
+  hold_at_pin(directory, profile, network);
 }
 
 }  // namespace ascend_setup
