@@ -238,11 +238,11 @@ TEST_F(NetworkTest, PackageArrivesThroughTheConnectProxyWithThePrivateCa) {
   TinyProxy proxy(dir.path() / "proxy", {nginx.port()});
   env["HTTPS_PROXY"] = proxy.url();
   env["CURL_CA_BUNDLE"] = ca.ca_certificate.string();
-  const std::string base = "https://127.0.0.1:" + std::to_string(nginx.port());
+  const std::string base = "https://localhost:" + std::to_string(nginx.port());
   const auto result = build_with_package(base);
   EXPECT_TRUE(contains(result.err, "configure refused by the test")) << result.err;
   expect_package_whole(base + "/llvm-net.tar.gz");
-  EXPECT_TRUE(contains(proxy.connects(), "127.0.0.1:" + std::to_string(nginx.port())))
+  EXPECT_TRUE(contains(proxy.connects(), "localhost:" + std::to_string(nginx.port())))
       << proxy.log();
 }
 
@@ -253,7 +253,7 @@ TEST_F(NetworkTest, ProxyCredentialsComeFromTheProxyUrlPercentDecoded) {
   env["https_proxy"] = proxy.url("ci:s%33cret");  // "s3cret", one letter percent-encoded
   env["HTTPS_PROXY"] = proxy.url("ci:wrong");     // the lower case wins
   env["SSL_CERT_FILE"] = ca.ca_certificate.string();
-  const std::string base = "https://127.0.0.1:" + std::to_string(nginx.port());
+  const std::string base = "https://localhost:" + std::to_string(nginx.port());
   const auto result = build_with_package(base);
   EXPECT_TRUE(contains(result.err, "configure refused by the test")) << result.err;
   expect_package_whole(base + "/llvm-net.tar.gz");
@@ -265,7 +265,7 @@ TEST_F(NetworkTest, ProxyRefusingTheCredentialsIsOneLineNamingTheProxyNotRetried
   TlsNginx nginx(dir.path() / "nginx", ca, www);
   TinyProxy proxy(dir.path() / "proxy", {nginx.port()}, std::make_pair("ci", "s3cret"));
   env["CURL_CA_BUNDLE"] = ca.ca_certificate.string();
-  const std::string base = "https://127.0.0.1:" + std::to_string(nginx.port());
+  const std::string base = "https://localhost:" + std::to_string(nginx.port());
   for (const std::string& userinfo : {std::string("ci:wrong"), std::string()}) {
     env["HTTPS_PROXY"] = proxy.url(userinfo);
     const auto result = build_with_package(base);
@@ -293,7 +293,7 @@ TEST_F(NetworkTest, NoProxyHostIsReachedDirectly) {
   env["HTTPS_PROXY"] = proxy.url();
   env["NO_PROXY"] = "localhost,127.0.0.0/8";
   env["CURL_CA_BUNDLE"] = ca.ca_certificate.string();
-  const std::string base = "https://127.0.0.1:" + std::to_string(nginx.port());
+  const std::string base = "https://localhost:" + std::to_string(nginx.port());
   const auto result = build_with_package(base);
   EXPECT_TRUE(contains(result.err, "configure refused by the test")) << result.err;
   expect_package_whole(base + "/llvm-net.tar.gz");
@@ -306,7 +306,7 @@ TEST_F(NetworkTest, UntrustedCertificateIsOneLineNamingTheHostAndTheVariables) {
   TlsNginx nginx(dir.path() / "nginx", ca, www);
   TinyProxy proxy(dir.path() / "proxy", {nginx.port()});
   env["HTTPS_PROXY"] = proxy.url();
-  const std::string base = "https://127.0.0.1:" + std::to_string(nginx.port());
+  const std::string base = "https://localhost:" + std::to_string(nginx.port());
   const auto result = build_with_package(base);
   EXPECT_EQ(result.exit_code, ascend_setup::exit_code::bad_input) << result.err;
   const std::string line = error_line(result.err);
@@ -329,7 +329,7 @@ TEST_F(NetworkTest, DistributedCloneThroughTheProxyWithGitSslCainfo) {
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(head_of(clone()), pin);
   EXPECT_TRUE(fs::exists(clone() / "python/triton_dist/layers/nested/ops.pyi"));
-  EXPECT_TRUE(contains(proxy.connects(), "127.0.0.1:" + std::to_string(nginx.port())))
+  EXPECT_TRUE(contains(proxy.connects(), "localhost:" + std::to_string(nginx.port())))
       << proxy.log();
   bool fetched = false;
   for (const std::string& line : nginx.log_lines()) {
@@ -349,7 +349,7 @@ TEST_F(NetworkTest, DistributedCloneWithAnUntrustedCertificateIsNotRetried) {
   const auto result = host({"--profile", profile.string(), "--dump-kwargs"});
   EXPECT_EQ(result.exit_code, ascend_setup::exit_code::bad_input) << result.err;
   const std::string line = error_line(result.err);
-  EXPECT_TRUE(contains(line, "the certificate of https://127.0.0.1:" +
+  EXPECT_TRUE(contains(line, "the certificate of https://localhost:" +
                                  std::to_string(nginx.port()) + " is not trusted ("))
       << result.err;
   EXPECT_TRUE(contains(line, "(for git: GIT_SSL_CAINFO)")) << line;

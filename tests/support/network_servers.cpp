@@ -35,10 +35,10 @@ TestCa::TestCa(const fs::path& dir)
            dir);
   const fs::path request = dir / "server.csr";
   must_run({"openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", server_key.string(),
-            "-out", request.string(), "-subj", "/CN=127.0.0.1"},
+            "-out", request.string(), "-subj", "/CN=localhost"},
            dir);
   write_file(dir / "server.ext",
-             "subjectAltName = IP:127.0.0.1, DNS:127.0.0.1\nbasicConstraints = CA:FALSE\n"
+             "subjectAltName = DNS:localhost, IP:127.0.0.1\nbasicConstraints = CA:FALSE\n"
              "extendedKeyUsage = serverAuth\n");
   must_run({"openssl", "x509", "-req", "-in", request.string(), "-CA", ca_certificate.string(),
             "-CAkey", ca_key.string(), "-CAcreateserial", "-out", server_certificate.string(),
@@ -143,7 +143,7 @@ TlsNginx::TlsNginx(const fs::path& dir, const TestCa& ca, const fs::path& www,
 }
 
 std::string TlsNginx::url(const std::string& path) const {
-  return "https://127.0.0.1:" + std::to_string(port_) + "/" + path;
+  return "https://localhost:" + std::to_string(port_) + "/" + path;
 }
 
 std::vector<std::string> TlsNginx::log_lines() const { return file_lines(dir_ / "access.log"); }
