@@ -6,11 +6,16 @@
 // ascend-setup's downloader into upstream's own cache directory first
 // (base/download/package_fetch.hpp), then calls upstream's function, which
 // finds each package cached and does the rest (its -D arguments, the symlink).
+// Each of these packages' locks is held from before its fetch until upstream's
+// function returns: builds sharing the cache fetch a package once, and never
+// run upstream's symlink step on it at the same time.
 #include "host/overrides/overrides.hpp"
 
 #include "base/download/package_fetch.hpp"
 
 #include <spdlog/spdlog.h>
+
+#include <vector>
 
 namespace py = pybind11;
 
@@ -27,6 +32,7 @@ void override_thirdparty_packages(const OverrideContext& context) {
           py::object environ = py::module_::import("os").attr("environ");
           const std::filesystem::path cache = py::str(cache_path()).cast<std::string>();
           std::optional<DownloadOptions> options;
+          std::vector<FileLock> locks;  // in the packages' order in every build
           for (py::handle package : packages) {
             const std::string url = py::str(package.attr("url"));
             const std::string syspath = py::str(package.attr("syspath_var_name"));
@@ -38,6 +44,7 @@ void override_thirdparty_packages(const OverrideContext& context) {
             const PackageSpec spec{url,
                                    cache / py::str(package.attr("package")).cast<std::string>(),
                                    py::str(package.attr("name"))};
+            locks.push_back(lock_package(spec));
             if (package_cached(spec)) {
               continue;
             }
@@ -46,8 +53,9 @@ void override_thirdparty_packages(const OverrideContext& context) {
             }
             DownloadOptions these = *options;
             these.label = spec.name.empty() ? spec.root_dir.filename().string() : spec.name;
-            fetch_package(spec, these);
+            fetch_package(spec, these, locks.back());
           }
+          return original(packages);
         }
         return original(packages);
       },
