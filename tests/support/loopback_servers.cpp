@@ -81,16 +81,29 @@ BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv, const
   }
 }
 
+void BackgroundProcess::reaped(int status) {
+  exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  pid_ = -1;
+}
+
 bool BackgroundProcess::running() {
   if (pid_ < 0) {
     return false;
   }
   int status = 0;
   if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-    pid_ = -1;
+    reaped(status);
     return false;
   }
   return true;
+}
+
+std::optional<int> BackgroundProcess::exit_code(double seconds) {
+  const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
+  while (running() && Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return exit_code_;
 }
 
 void BackgroundProcess::stop() {
@@ -103,7 +116,7 @@ void BackgroundProcess::stop() {
     int status = 0;
     if (::waitpid(pid_, &status, WNOHANG) == pid_) {
       ::kill(-pid_, SIGKILL);  // anything it left in its group
-      pid_ = -1;
+      reaped(status);
       return;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -111,7 +124,7 @@ void BackgroundProcess::stop() {
   ::kill(-pid_, SIGKILL);
   int status = 0;
   ::waitpid(pid_, &status, 0);
-  pid_ = -1;
+  reaped(status);
 }
 
 BackgroundProcess::~BackgroundProcess() { stop(); }

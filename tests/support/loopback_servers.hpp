@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,9 +30,14 @@ class BackgroundProcess {
   pid_t pid() const { return pid_; }
   bool running();
   void stop();
+  // Its exit code (128 + the signal when a signal ended it) once it ended,
+  // waiting at most `seconds`; nullopt while it still runs.
+  std::optional<int> exit_code(double seconds = 0);
 
  private:
+  void reaped(int status);
   pid_t pid_ = -1;
+  std::optional<int> exit_code_;
 };
 
 // nginx serving `www` on 127.0.0.1; access log lines "<status> <bytes> <range>".

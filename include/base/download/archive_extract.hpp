@@ -13,7 +13,7 @@
 // written. An archive libarchive cannot read (corrupt, truncated) throws
 // UnreadableArchive. What was written before the failure stays inside
 // `directory` (the caller's staging directory, removed on failure). A stop
-// signal between entries throws the stop's Error.
+// signal throws the stop's Error at the next entry or block of data.
 #pragma once
 
 #include "base/util/error.hpp"

@@ -214,6 +214,7 @@ std::size_t extract_archive(const fs::path& archive_path, const fs::path& direct
       size_t length = 0;
       la_int64_t offset = 0;
       while (true) {
+        throw_if_stopped();  // an entry can be hundreds of MB
         const int read = archive_read_data_block(reader.get(), &block, &length, &offset);
         if (read == ARCHIVE_EOF) {
           break;

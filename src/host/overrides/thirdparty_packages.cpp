@@ -12,6 +12,7 @@
 #include "host/overrides/overrides.hpp"
 
 #include "base/download/package_fetch.hpp"
+#include "base/util/error.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -53,7 +54,17 @@ void override_thirdparty_packages(const OverrideContext& context) {
             }
             DownloadOptions these = *options;
             these.label = spec.name.empty() ? spec.root_dir.filename().string() : spec.name;
-            fetch_package(spec, these, locks.back());
+            try {
+              fetch_package(spec, these, locks.back());
+            } catch (const Error& error) {
+              // A stop also left Python a KeyboardInterrupt to raise (the stop
+              // hook); taken here, so that the stop's Error, which says what
+              // was kept, is what the run reports.
+              if (error.kind() == ErrorKind::stopped && PyErr_CheckSignals() != 0) {
+                PyErr_Clear();
+              }
+              throw;
+            }
           }
           return original(packages);
         }
