@@ -54,7 +54,7 @@ TEST_F(DownloadE2eTest, KilledMidDownloadThenTheRerunResumes) {
     }
     ASSERT_GE(done, size / 4) << read_file(dir.path() / "first-run.log");
     ASSERT_LT(done, size);
-    ::kill(first.pid(), SIGKILL);
+    ASSERT_TRUE(first.signal(SIGKILL)) << read_file(dir.path() / "first-run.log");
   }
   expect_no_partial_package(url);
   EXPECT_FALSE(fs::exists(package_root / "llvm-e2e"));

@@ -153,18 +153,20 @@ class SharedCacheTest : public PackageBuildTest {
       // Until the copy being unpacked holds part of the big file.
       const bool unpacking = wait_until(
           [&] {
-            std::error_code ec;
             for (const auto& staged : staged_copies()) {
-              const auto size = fs::file_size(staged / "lib" / "big.bin", ec);
-              if (!ec && size > (16 << 20)) {
-                return true;
+              std::error_code ec;
+              for (fs::recursive_directory_iterator it(staged, ec), end; !ec && it != end;
+                   it.increment(ec)) {
+                if (it->path().filename() == "big.bin" && it->file_size(ec) > (16 << 20)) {
+                  return true;
+                }
               }
             }
             return !first.running();
           },
           180);
       ASSERT_TRUE(unpacking && first.running()) << read_file(log);
-      ::kill(first.pid(), signal);
+      ASSERT_TRUE(first.signal(signal)) << read_file(log);
       const auto code = first.exit_code(120);
       ASSERT_TRUE(code) << read_file(log);
       EXPECT_EQ(*code, 128 + signal) << read_file(log);
@@ -208,7 +210,7 @@ class SharedCacheTest : public PackageBuildTest {
           wait_until([&] { return !first.running() || downloaded() >= package_size() / 4; }, 120))
           << read_file(log);
       ASSERT_TRUE(first.running()) << read_file(log);
-      ::kill(first.pid(), signal);
+      ASSERT_TRUE(first.signal(signal)) << read_file(log);
       const auto code = first.exit_code(120);
       ASSERT_TRUE(code) << read_file(log);
       EXPECT_EQ(*code, 128 + signal) << read_file(log);
@@ -300,7 +302,7 @@ TEST_F(SharedCacheTest, HolderKilledMidDownloadTheWaiterTakesOverAndResumes) {
   // after the last save are fetched again.
   const std::uint64_t saved = downloaded();
   ASSERT_TRUE(wait_until([&] { return !holder.running() || downloaded() != saved; }, 60));
-  ::kill(holder.pid(), SIGKILL);
+  ASSERT_TRUE(holder.signal(SIGKILL)) << read_file(dir.path() / "holder.log");
   EXPECT_EQ(holder.exit_code(60), 128 + SIGKILL);
   const auto code = waiter.exit_code(300);
   const std::string log = read_file(dir.path() / "waiter.log");

@@ -98,6 +98,8 @@ bool BackgroundProcess::running() {
   return true;
 }
 
+bool BackgroundProcess::signal(int number) { return running() && ::kill(pid_, number) == 0; }
+
 std::optional<int> BackgroundProcess::exit_code(double seconds) {
   const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
   while (running() && Clock::now() < deadline) {

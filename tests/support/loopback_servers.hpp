@@ -30,6 +30,9 @@ class BackgroundProcess {
   pid_t pid() const { return pid_; }
   bool running();
   void stop();
+  // `number` to the process while it runs (never to a reaped pid's successor
+  // or, with pid() -1, to every process); false once it has ended.
+  bool signal(int number);
   // Its exit code (128 + the signal when a signal ended it) once it ended,
   // waiting at most `seconds`; nullopt while it still runs.
   std::optional<int> exit_code(double seconds = 0);
