@@ -15,8 +15,10 @@
 #include "loopback_servers.hpp"
 #include "package_build.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
@@ -313,6 +315,42 @@ TEST_F(SharedCacheTest, HolderKilledMidDownloadTheWaiterTakesOverAndResumes) {
   EXPECT_LE(nginx.body_bytes_sent(), package_size() * 125 / 100)
       << nginx.body_bytes_sent() << " bytes served for a package of " << package_size();
   expect_whole_package(url(nginx));
+}
+
+// A build waiting for the package's lock (held here, as by a build in
+// another container: the lock file names a pid and host this run cannot
+// see) says whose it is, and a stop while it waits is a plain stop.
+TEST_F(SharedCacheTest, StopWhileWaitingForThePackageLockIsAPlainStop) {
+  make_package(0);
+  NginxServer nginx(dir.path() / "nginx", www);
+  const fs::path lock_file = package_root / ".llvm-e2e.lock";
+  fs::create_directories(package_root);
+  const int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+  const std::string holder = "4242 other-container\n";
+  ASSERT_EQ(::write(fd, holder.data(), holder.size()), static_cast<ssize_t>(holder.size()));
+  const fs::path log = dir.path() / "waiting.log";
+  BackgroundProcess waiting(host_argv(tree, with_profile(base(nginx), {"build_ext"})), log);
+  const std::string expected =
+      "ascend-setup: info: waiting for the lock held by pid 4242 on host "
+      "other-container (fetching " +
+      url(nginx) + " into " + (package_root / "llvm-e2e").string() + ", " + lock_file.string() +
+      ")";
+  const bool waits = wait_until(
+      [&] { return !waiting.running() || read_file(log).find(expected) != std::string::npos; },
+      120);
+  EXPECT_TRUE(waits && waiting.running()) << read_file(log);
+  EXPECT_TRUE(waiting.signal(SIGTERM));
+  const auto code = waiting.exit_code(60);
+  ::close(fd);
+  const std::string err = read_file(log);
+  ASSERT_TRUE(code) << err;
+  EXPECT_EQ(*code, 128 + SIGTERM) << err;
+  EXPECT_NE(err.find("ascend-setup: error: interrupted by SIGTERM"), std::string::npos) << err;
+  EXPECT_EQ(err.find("internal error"), std::string::npos) << err;
+  EXPECT_EQ(err.find("Traceback"), std::string::npos) << err;
+  EXPECT_TRUE(nginx.log_lines().empty());
 }
 
 // The phase "download" of doc/stopping.md.
