@@ -6,7 +6,7 @@
 // keeping its meaning; the job counts under a fake 5 GiB cgroup.
 #include "base/util/error.hpp"
 #include "loopback_servers.hpp"
-#include "test_support.hpp"
+#include "package_build.hpp"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -19,82 +19,12 @@ using namespace test_support;
 
 namespace {
 
-constexpr const char* kUpstreamUrl =
-    "https://triton-ascend-artifacts.obs.myhuaweicloud.com/llvm-builds/{name}.tar.gz";
-
-class DownloadE2eTest : public ExampleTreeTest {
+class DownloadE2eTest : public PackageBuildTest {
  protected:
-  DownloadE2eTest() {
-    env["LLVM_SYSPATH"] = std::nullopt;
-    env["TRITON_OFFLINE_BUILD"] = std::nullopt;
-    env["MAX_JOBS"] = std::nullopt;
-    env["TRITON_PARALLEL_LINK_JOBS"] = std::nullopt;
-    env["ASCEND_SETUP_DOWNLOAD_BACKOFF_MS"] = "50";
-    env["ASCEND_SETUP_DOWNLOAD_STALL_SECONDS"] = "5";
-    for (const char* proxy : {"http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"}) {
-      env[proxy] = std::nullopt;
-    }
-    // Upstream's NVIDIA tool downloads (not through this override; the newer
-    // layer skips them): given, so not fetched.
-    for (const char* tool :
-         {"TRITON_PTXAS_PATH", "TRITON_CUOBJDUMP_PATH", "TRITON_NVDISASM_PATH"}) {
-      env[tool] = "/bin/true";
-    }
-    // The package: the stub LLVM plus an incompressible payload.
-    const fs::path source = dir.path() / "package-source" / "llvm-e2e";
-    fs::create_directories(source);
-    fs::copy(STUB_LLVM, source, fs::copy_options::recursive);
-    fs::create_directories(www);
-    const fs::path payload = make_package_tarball(dir.path() / "payload", "p", kPayload);
-    fs::copy(dir.path() / "payload" / "source-p" / "p" / "lib" / "payload.bin",
-             source / "lib" / "payload.bin");
-    must_run({"tar", "-czf", (www / "llvm-e2e.tar.gz").string(), "-C",
-              (dir.path() / "package-source").string(), "llvm-e2e"},
-             dir.path());
-    package_root = dir.path() / ".triton" / "llvm";
-  }
-
-  // The profile naming the package llvm-e2e at `base_url`/llvm-e2e.tar.gz.
-  std::vector<std::string> with_profile(const std::string& base_url,
-                                        std::vector<std::string> args) {
-    const fs::path profile =
-        write_profile(dir.path() / "profile.toml",
-                      {{"name = \"llvm-{rev}-{patch_hash}-{suffix}\"", "name = \"llvm-e2e\""},
-                       {kUpstreamUrl, base_url + "/{name}.tar.gz"}});
-    args.insert(args.begin(), {"--profile", profile.string()});
-    return args;
-  }
-
-  // A cmake that answers --version and fails anything else: the run ends
-  // right after the download, before any compile.
-  void cmake_failing_after_version() {
-    const fs::path bin = dir.path() / "bin";
-    fs::create_directories(bin);
-    write_file(bin / "cmake",
-               "#!/bin/sh\ncase \"$1\" in --version) echo 'cmake version 3.25.1' ;; *) echo "
-               "'configure refused by the test' >&2; exit 1 ;; esac\n");
-    fs::permissions(bin / "cmake", fs::perms(0755));
-    env["PATH"] = path_with(bin);
-  }
-
-  // Non-hidden entries of the package root: each must be whole.
-  void expect_no_partial_package(const std::string& url) const {
-    if (!fs::exists(package_root)) {
-      return;
-    }
-    for (const auto& entry : fs::directory_iterator(package_root)) {
-      const std::string name = entry.path().filename().string();
-      if (name.front() == '.' || fs::is_symlink(entry.path())) {
-        continue;
-      }
-      EXPECT_EQ(read_file(entry.path() / "version.txt"), url) << name;
-      EXPECT_EQ(fs::file_size(entry.path() / "lib" / "payload.bin"), kPayload) << name;
-    }
-  }
+  // The package: the stub LLVM plus an incompressible payload.
+  DownloadE2eTest() { make_package(kPayload); }
 
   static constexpr std::uint64_t kPayload = 24 << 20;
-  fs::path www = dir.path() / "www";
-  fs::path package_root;
 };
 
 TEST_F(DownloadE2eTest, KilledMidDownloadThenTheRerunResumes) {
@@ -103,18 +33,7 @@ TEST_F(DownloadE2eTest, KilledMidDownloadThenTheRerunResumes) {
   const std::string url = base + "/llvm-e2e.tar.gz";
   cmake_failing_after_version();
   // The first run, killed once a quarter of the package has arrived.
-  std::vector<std::string> argv{"/usr/bin/env", "-C", tree.string()};
-  for (const auto& [name, value] : env) {
-    if (value) {
-      argv.push_back(name + "=" + *value);
-    } else {
-      argv.insert(argv.begin() + 1, {"-u", name});
-    }
-  }
-  argv.push_back(ASCEND_SETUP_BINARY);
-  for (const auto& arg : with_profile(base, {"build_ext"})) {
-    argv.push_back(arg);
-  }
+  const auto argv = host_argv(tree, with_profile(base, {"build_ext"}));
   const fs::path state = package_root / ".llvm-e2e.download.part.state";
   const std::uint64_t size = fs::file_size(www / "llvm-e2e.tar.gz");
   {
@@ -135,7 +54,7 @@ TEST_F(DownloadE2eTest, KilledMidDownloadThenTheRerunResumes) {
     }
     ASSERT_GE(done, size / 4) << read_file(dir.path() / "first-run.log");
     ASSERT_LT(done, size);
-    ::kill(first.pid(), SIGKILL);
+    ASSERT_TRUE(first.signal(SIGKILL)) << read_file(dir.path() / "first-run.log");
   }
   expect_no_partial_package(url);
   EXPECT_FALSE(fs::exists(package_root / "llvm-e2e"));
@@ -149,9 +68,10 @@ TEST_F(DownloadE2eTest, KilledMidDownloadThenTheRerunResumes) {
   expect_no_partial_package(url);
   // Bytes fetched by both runs: near the package's size.
   EXPECT_LE(nginx.body_bytes_sent(), size * 115 / 100) << nginx.body_bytes_sent() << " of " << size;
-  // Nothing left beside the package but upstream's symlink.
+  // Nothing left beside the package but upstream's symlink and the lock.
   for (const auto& entry : fs::directory_iterator(package_root)) {
-    EXPECT_TRUE(entry.path().filename() == "llvm-e2e" || fs::is_symlink(entry.path()))
+    EXPECT_TRUE(entry.path().filename() == "llvm-e2e" ||
+                entry.path().filename() == ".llvm-e2e.lock" || fs::is_symlink(entry.path()))
         << entry.path();
   }
 }

@@ -213,8 +213,8 @@ class NetworkTest : public ExampleTreeTest {
       }
     }
     EXPECT_GE(seen, bytes) << read_file(log);
-    ::kill(run.pid(), signal);
-    const auto code = run.wait_exit(60);
+    EXPECT_TRUE(run.signal(signal)) << "the run ended before the stop: " << read_file(log);
+    const auto code = run.exit_code(60);
     stopped_log = read_file(log);
     return code.value_or(-1);
   }

@@ -76,10 +76,15 @@ pid_t spawn_in_own_group(const std::vector<std::string>& argv, const fs::path& o
 }  // namespace
 
 BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv, const fs::path& output)
-    : pid_(spawn_in_own_group(argv, output)) {
+    : pid_(spawn_in_own_group(argv, output)), group_(pid_) {
   if (pid_ < 0) {
     ADD_FAILURE() << "cannot start " << argv[0];
   }
+}
+
+void BackgroundProcess::reaped(int status) {
+  exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  pid_ = -1;
 }
 
 bool BackgroundProcess::running() {
@@ -88,14 +93,27 @@ bool BackgroundProcess::running() {
   }
   int status = 0;
   if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-    pid_ = -1;
+    reaped(status);
     return false;
   }
   return true;
 }
 
+bool BackgroundProcess::signal(int number) { return running() && ::kill(pid_, number) == 0; }
+
+std::optional<int> BackgroundProcess::exit_code(double seconds) {
+  const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
+  while (running() && Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return exit_code_;
+}
+
 void BackgroundProcess::stop() {
   if (pid_ < 0) {
+    if (group_ > 0) {
+      ::kill(-group_, SIGKILL);  // anything an ended process left in its group
+    }
     return;
   }
   ::kill(-pid_, SIGTERM);
@@ -104,7 +122,7 @@ void BackgroundProcess::stop() {
     int status = 0;
     if (::waitpid(pid_, &status, WNOHANG) == pid_) {
       ::kill(-pid_, SIGKILL);  // anything it left in its group
-      pid_ = -1;
+      reaped(status);
       return;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -112,24 +130,7 @@ void BackgroundProcess::stop() {
   ::kill(-pid_, SIGKILL);
   int status = 0;
   ::waitpid(pid_, &status, 0);
-  pid_ = -1;
-}
-
-std::optional<int> BackgroundProcess::wait_exit(double seconds) {
-  const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
-  while (pid_ > 0) {
-    int status = 0;
-    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-      ::kill(-pid_, SIGKILL);  // anything it left in its group
-      pid_ = -1;
-      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    }
-    if (Clock::now() >= deadline) {
-      return std::nullopt;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return std::nullopt;
+  reaped(status);
 }
 
 BackgroundProcess::~BackgroundProcess() { stop(); }

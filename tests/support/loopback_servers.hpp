@@ -31,12 +31,18 @@ class BackgroundProcess {
   pid_t pid() const { return pid_; }
   bool running();
   void stop();
-  // Waits at most `seconds` for it to end: its exit code (128 + a signal's
-  // number), nullopt while it runs.
-  std::optional<int> wait_exit(double seconds);
+  // `number` to the process while it runs (never to a reaped pid's successor
+  // or, with pid() -1, to every process); false once it has ended.
+  bool signal(int number);
+  // Its exit code (128 + the signal when a signal ended it) once it ended,
+  // waiting at most `seconds`; nullopt while it still runs.
+  std::optional<int> exit_code(double seconds = 0);
 
  private:
-  pid_t pid_ = -1;
+  void reaped(int status);
+  pid_t pid_ = -1;    // -1 once reaped: never a pid to signal then
+  pid_t group_ = -1;  // its process group, for what it leaves behind
+  std::optional<int> exit_code_;
 };
 
 // nginx serving `www` on 127.0.0.1; access log lines "<status> <bytes> <range>".

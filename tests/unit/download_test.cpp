@@ -7,11 +7,15 @@
 #include "base/download/archive_extract.hpp"
 #include "base/download/http_download.hpp"
 #include "base/download/package_fetch.hpp"
+#include "base/util/digest.hpp"
 #include "base/util/error.hpp"
+#include "base/util/log.hpp"
 #include "loopback_servers.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+#include <nlohmann/json.hpp>
 
 using namespace ascend_setup;
 using namespace test_support;
@@ -64,9 +68,12 @@ class DownloadTest : public ::testing::Test {
     EXPECT_EQ(read_file(package / "lib" / "payload.bin"),
               read_file(www / "source-llvm-test" / "llvm-test" / "lib" / "payload.bin"));
     EXPECT_TRUE(fs::is_symlink(package / "lib" / "payload-link.bin"));
-    // Nothing left beside it: no part, no state, no staging.
+    // Nothing left beside it but its lock: no part, no state, no staged
+    // copy, no kept download.
     for (const auto& entry : fs::directory_iterator(cache / "llvm")) {
-      EXPECT_EQ(entry.path().filename(), "llvm-test");
+      EXPECT_TRUE(entry.path().filename() == "llvm-test" ||
+                  entry.path().filename() == ".llvm-test.lock")
+          << entry.path();
     }
   }
 
@@ -210,13 +217,104 @@ TEST_F(DownloadTest, UnreachableServerIsOneLineWithUrlTargetAndManualCommand) {
   EXPECT_FALSE(fs::exists(cache / "llvm" / "llvm-test"));
 }
 
-TEST_F(DownloadTest, ABadArchiveLeavesNoPackage) {
+// The hidden entries beside the package directory but its lock.
+std::vector<std::string> hidden_beside(const fs::path& root) {
+  std::vector<std::string> found;
+  for (const auto& entry : fs::directory_iterator(root)) {
+    const std::string name = entry.path().filename().string();
+    if (name.front() == '.' && !name.ends_with(".lock")) {
+      found.push_back(name);
+    }
+  }
+  return found;
+}
+
+TEST_F(DownloadTest, AnUnreadableArchiveLeavesNoPackageAndIsNotKept) {
   write_file(www / "broken.tar.gz", read_file(tarball).substr(0, 100000));
   NginxServer nginx(dir.path() / "nginx", www);
   const std::string url = nginx.url("broken.tar.gz");
-  EXPECT_THROW(fetch_package(spec(url), test_options()), Error);
+  try {
+    fetch_package(spec(url), test_options());
+    ADD_FAILURE() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("; the download was removed (the next run fetches"),
+              std::string::npos)
+        << error.what();
+  }
   EXPECT_FALSE(fs::exists(cache / "llvm" / "llvm-test"));
-  EXPECT_FALSE(fs::exists(package_staging(spec(url))));
+  EXPECT_EQ(hidden_beside(cache / "llvm"), std::vector<std::string>{});
+}
+
+// A download whose unpacking fails is kept, and used by the next call only
+// while its length and digest are those recorded when it was downloaded.
+TEST_F(DownloadTest, AKeptDownloadIsUsedOnlyWithItsRecordedLengthAndDigest) {
+  init_logging();
+  make_package_tarball(www, "other", kPayload);  // holds other/, not llvm-test/
+  NginxServer nginx(dir.path() / "nginx", www);
+  const std::string url = nginx.url("other.tar.gz");
+  const fs::path download = package_download(spec(url));
+  const std::string kept = "; the download is kept in " + download.string();
+  auto refused = [&]() {
+    ::testing::internal::CaptureStderr();
+    try {
+      fetch_package(spec(url), test_options());
+      ADD_FAILURE() << "no error";
+    } catch (const Error& error) {
+      const std::string message = error.what();
+      EXPECT_NE(message.find("holds no directory llvm-test (it holds other)" + kept),
+                std::string::npos)
+          << message;
+    }
+    return ::testing::internal::GetCapturedStderr();
+  };
+  refused();
+  ASSERT_TRUE(fs::exists(download));
+  const auto record = nlohmann::json::parse(read_file(package_download_record(spec(url))));
+  EXPECT_EQ(record.at("size"), fs::file_size(download));
+  EXPECT_EQ(record.at("sha256"), sha256_hex(read_file(download)));
+  EXPECT_EQ(hidden_beside(cache / "llvm"),
+            (std::vector<std::string>{".llvm-test.download", ".llvm-test.download.json"}));
+
+  std::uint64_t served = nginx.body_bytes_sent();
+  EXPECT_NE(refused().find("kept by an earlier run"), std::string::npos);
+  EXPECT_EQ(nginx.body_bytes_sent(), served) << "fetched again";
+
+  // One byte changed, the length kept: one warning, fetched again.
+  std::string bytes = read_file(download);
+  bytes[bytes.size() / 2] ^= 1;
+  write_file(download, bytes);
+  std::string err = refused();
+  EXPECT_NE(err.find("warning: the kept download " + download.string() +
+                     " does not have the SHA-256 recorded when it was downloaded; fetching it "
+                     "again"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("warning", err.find("warning") + 1), std::string::npos) << err;
+  EXPECT_GT(nginx.body_bytes_sent(), served);
+  EXPECT_EQ(read_file(download), read_file(www / "other.tar.gz"));
+
+  // Cut short: the length differs.
+  served = nginx.body_bytes_sent();
+  fs::resize_file(download, 1000);
+  err = refused();
+  EXPECT_NE(err.find("the kept download " + download.string() + " has 1000 bytes, not the " +
+                     std::to_string(fs::file_size(www / "other.tar.gz")) + " recorded"),
+            std::string::npos)
+      << err;
+  EXPECT_GT(nginx.body_bytes_sent(), served);
+}
+
+TEST_F(DownloadTest, ThePackageLockNamesItsHoldersPidAndHost) {
+  NginxServer nginx(dir.path() / "nginx", www);
+  const std::string url = nginx.url("llvm-test.tar.gz");
+  {
+    const FileLock lock = lock_package(spec(url));
+    char host[256] = {};
+    ASSERT_EQ(::gethostname(host, sizeof host - 1), 0);
+    EXPECT_EQ(read_file(package_lock(spec(url))), std::to_string(::getpid()) + " " + host + "\n");
+    fetch_package(spec(url), test_options(), lock);
+  }
+  expect_whole_package(url);
 }
 
 // Hostile archives: each written with Python's tarfile, each refused, and
@@ -238,13 +336,20 @@ class HostileArchiveTest : public ::testing::Test {
              dir.path());
     return archive;
   }
-  // Extracts into outside/staging; true when refused. Nothing may appear
-  // outside staging.
-  void expect_refused(const fs::path& archive) {
+  // Extracts into outside/staging, which must be refused; nothing may appear
+  // outside staging. Returns the refusal's message.
+  std::string expect_refused(const fs::path& archive) {
     const fs::path outside = dir.path() / ("outside-" + archive.stem().stem().string());
     const fs::path staging = outside / "a" / "staging";
     fs::create_directories(staging);
-    EXPECT_THROW(extract_archive(archive, staging), Error) << archive;
+    std::string message;
+    try {
+      extract_archive(archive, staging);
+      ADD_FAILURE() << "not refused: " << archive;
+    } catch (const Error& error) {
+      message = error.what();
+      EXPECT_EQ(error.kind(), ErrorKind::bad_input) << message;
+    }
     std::vector<std::string> found;
     for (const auto& entry : fs::recursive_directory_iterator(outside)) {
       const auto relative = entry.path().lexically_relative(staging);
@@ -253,6 +358,7 @@ class HostileArchiveTest : public ::testing::Test {
       }
     }
     EXPECT_EQ(found, std::vector<std::string>{"a"}) << archive;
+    return message;
   }
   TempDir dir;
 };
@@ -269,6 +375,59 @@ TEST_F(HostileArchiveTest, DotDotAbsoluteAndEscapingLinksWriteNothingOutside) {
   expect_refused(make("hardlink-out", "add('pkg/h', kind=tarfile.LNKTYPE, link='../../x')\n"));
   EXPECT_FALSE(fs::exists(absolute));
   EXPECT_FALSE(fs::exists(dir.path() / "evil"));
+}
+
+TEST_F(HostileArchiveTest, EachRefusalSaysWhatItRefuses) {
+  auto says = [](const std::string& message, const std::string& what) {
+    EXPECT_NE(message.find(what), std::string::npos) << message;
+  };
+  says(expect_refused(make("dotdot", "add('pkg/../../evil')\n")),
+       "holds an entry with an absolute path or a `..` part: 'pkg/../../evil'; refused (it would "
+       "be written outside ");
+  says(expect_refused(make("symlink-out", "add('pkg/up', kind=tarfile.SYMTYPE, link='../..')\n")),
+       "holds a symlink to '../..': 'pkg/up'; refused (it would point outside ");
+  says(expect_refused(make("hardlink-out", "add('pkg/h', kind=tarfile.LNKTYPE, link='../x')\n")),
+       "holds a hard link to '../x': 'pkg/h'; refused (it would link to a file outside ");
+  // Not written outside, but not unpacked either: each says what it is.
+  const std::string only = "; refused (only files, directories and links are unpacked)";
+  for (const auto& [kind, what] :
+       std::vector<std::pair<std::string, std::string>>{{"FIFOTYPE", "a FIFO"},
+                                                        {"CHRTYPE", "a character device"},
+                                                        {"BLKTYPE", "a block device"}}) {
+    const std::string message =
+        expect_refused(make(kind, "add('pkg/node', kind=tarfile." + kind + ")\n"));
+    says(message, "holds " + what + " entry: 'pkg/node'" + only);
+    EXPECT_EQ(message.find("would be written outside"), std::string::npos) << message;
+  }
+  // Through a symlink that stays inside: libarchive's own refusal, in its words.
+  const std::string message =
+      expect_refused(make("through-link",
+                          "add('pkg/sub/x')\n"
+                          "add('pkg/link', kind=tarfile.SYMTYPE, link='sub')\n"
+                          "add('pkg/link/y')\n"));
+  says(message, "libarchive refused to write ");
+  says(message, "symlink");
+  EXPECT_EQ(message.find("would be written outside"), std::string::npos) << message;
+}
+
+TEST_F(HostileArchiveTest, AFullDiskSaysSoWithTheSizeOfTheEntry) {
+  const fs::path archive = make("zeros", "add('pkg/zeros', data=bytes(4 << 20))\n");
+  SmallDisk disk(dir.path() / "disk", "1m");
+  try {
+    extract_archive(archive, disk.path());
+    ADD_FAILURE() << "no error";
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    EXPECT_EQ(error.kind(), ErrorKind::local_io) << message;
+    EXPECT_EQ(message.rfind("the disk is full: cannot write " +
+                                (fs::canonical(disk.path()) / "pkg" / "zeros").string() + " (",
+                            0),
+              0u)
+        << message;
+    EXPECT_NE(message.find(" on " + disk.path().string() + "; the step needs about 4.0 MiB)"),
+              std::string::npos)
+        << message;
+  }
 }
 
 TEST_F(HostileArchiveTest, InsideLinksAreKept) {

@@ -1,14 +1,30 @@
 // A prebuilt package (LLVM, ...) into upstream's cache the way upstream's
-// get_thirdparty_packages leaves it, without its failure modes: the archive is
-// downloaded (http_download.hpp) beside the package directory, unpacked into
-// a staging directory beside it, upstream's `version.txt` (the URL, what
-// upstream compares) written into the staging copy last, and the whole
-// renamed into place. The package directory is therefore absent or whole,
-// never partial, whatever stops the run. Nothing is done when its
-// `version.txt` already holds the URL.
+// get_thirdparty_packages leaves it, without its failure modes, fetched once
+// per machine however many builds share the cache:
+// - The package's lock (`.<name>.lock` beside the package directory,
+//   base/tree/file_lock.hpp) is held while it is fetched, unpacked and used:
+//   a second build waits (one line naming the holder's pid and host and the
+//   URL), then finds it cached. Under the lock, what killed runs left
+//   (staged copies) is removed first.
+// - The archive is downloaded (http_download.hpp; a killed run's `.part` is
+//   resumed) to `.<name>.download` beside the package directory; once it is
+//   complete, its URL, length and SHA-256 are recorded beside it
+//   (`.<name>.download.json`, written beside and renamed).
+// - It is unpacked into a staged copy (util/staged_replacement.hpp),
+//   upstream's `version.txt` (the URL, what upstream compares) written into
+//   it last, and the whole put in place in one step: the package directory
+//   is absent or whole, never partial, whatever stops the run.
+// - The download is kept until the package is in place: a stop or a failure
+//   while unpacking (a full disk, a refused member) leaves it, and the next
+//   run unpacks it without fetching once its length and digest match the
+//   record (a mismatch: one warning, then it is fetched again). The failure's
+//   message says where it is kept. Only an archive libarchive cannot read is
+//   removed, so that the next run fetches it again.
+// Nothing is done when the package directory's `version.txt` holds the URL.
 #pragma once
 
 #include "base/download/http_download.hpp"
+#include "base/tree/file_lock.hpp"
 
 #include <filesystem>
 #include <string>
@@ -26,21 +42,33 @@ struct PackageSpec {
 
 struct PackageOutcome {
   std::filesystem::path directory;  // the package directory
-  bool fetched = false;             // false: already cached with this URL
+  bool fetched = false;             // put in place by this call; false: already cached
+  bool kept_download_used = false;  // unpacked from an earlier run's download, nothing fetched
   DownloadResult download;
 };
 
 // The package directory of `spec`, and the hidden files beside it.
 std::filesystem::path package_directory(const PackageSpec& spec);
-std::filesystem::path package_download(const PackageSpec& spec);  // the archive (+ .part)
-std::filesystem::path package_staging(const PackageSpec& spec);
+std::filesystem::path package_download(const PackageSpec& spec);         // the archive (+ .part)
+std::filesystem::path package_download_record(const PackageSpec& spec);  // its URL, length, digest
+std::filesystem::path package_lock(const PackageSpec& spec);
+
+// The `what` of the package's staged copy (StagedReplacement).
+inline constexpr const char* kPackageStaging = "unpack";
 
 // True when the package directory's version.txt holds exactly the URL.
 bool package_cached(const PackageSpec& spec);
 
-// Fetches and installs the package unless cached. A DownloadError becomes one
-// Error(bad_input) line with the URL, the target and the command that does it
-// by hand (manual_command).
+// Takes the package's lock, waiting for another run that holds it.
+FileLock lock_package(const PackageSpec& spec);
+
+// Fetches and installs the package unless cached, under its lock (`held`,
+// from lock_package). A DownloadError becomes one Error(network) line with
+// the URL, the target and the command that does it by hand (manual_command).
+PackageOutcome fetch_package(const PackageSpec& spec, const DownloadOptions& options,
+                             const FileLock& held);
+
+// The same, taking the lock itself when the package is not cached.
 PackageOutcome fetch_package(const PackageSpec& spec, const DownloadOptions& options);
 
 // curl -fL -C - -o <file> '<url>' && tar -xf <file> -C <root> && printf %s '<url>' >

@@ -1,12 +1,15 @@
 #include "base/download/archive_extract.hpp"
 
 #include "base/process/stop_signals.hpp"
-#include "base/util/error.hpp"
+#include "base/util/system_error.hpp"
 
 #include <archive.h>
 #include <archive_entry.h>
 
+#include <cstring>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 
 namespace fs = std::filesystem;
@@ -59,9 +62,53 @@ bool link_stays_inside(const fs::path& link, const fs::path& target) {
   return true;
 }
 
+// The path without `.` and empty parts ("./pkg/lib/" is "pkg/lib").
+fs::path plain(const fs::path& path) {
+  fs::path out;
+  for (const auto& part : path) {
+    if (part != "." && !part.empty()) {
+      out /= part;
+    }
+  }
+  return out;
+}
+
+// `path` without its first part when that is `member` (all of it when
+// `member` is empty); nullopt when it lies elsewhere.
+std::optional<fs::path> under(const fs::path& path, const std::string& member) {
+  if (member.empty()) {
+    return path;
+  }
+  auto part = path.begin();
+  if (part == path.end() || *part != member) {
+    return std::nullopt;
+  }
+  fs::path rest;
+  for (++part; part != path.end(); ++part) {
+    rest /= *part;
+  }
+  return rest;
+}
+
+const char* kind_of(mode_t type) {
+  switch (type) {
+    case AE_IFCHR:
+      return "a character device";
+    case AE_IFBLK:
+      return "a block device";
+    case AE_IFIFO:
+      return "a FIFO";
+    case AE_IFSOCK:
+      return "a socket";
+    default:
+      return "an entry of an unknown type";
+  }
+}
+
 }  // namespace
 
-std::size_t extract_archive(const fs::path& archive_path, const fs::path& directory) {
+std::size_t extract_archive(const fs::path& archive_path, const fs::path& directory,
+                            const std::string& member) {
   const fs::path root = fs::canonical(directory);  // no symlink in the prefix for the checks
   std::unique_ptr<archive, ReadCloser> reader(archive_read_new());
   archive_read_support_filter_all(reader.get());
@@ -71,10 +118,39 @@ std::size_t extract_archive(const fs::path& archive_path, const fs::path& direct
                                                    ARCHIVE_EXTRACT_SECURE_SYMLINKS |
                                                    ARCHIVE_EXTRACT_SECURE_NODOTDOT);
   const std::string where = "the archive " + archive_path.string();
+  auto unreadable = [&]() {
+    return UnreadableArchive("cannot read " + where + ": " + archive_error_string(reader.get()));
+  };
+  // A write libarchive could not do: the system's reason when it has one (a
+  // full disk with the size the entry needs), else libarchive's own.
+  auto write_failure = [&](const std::string& action, const fs::path& path,
+                           la_int64_t needed) -> Error {
+    const int error_number = archive_errno(writer.get());
+    if (disk_full(error_number)) {
+      return system_error(action, path, error_number,
+                          needed > 0 ? std::optional<std::uint64_t>(needed) : std::nullopt);
+    }
+    if (error_number > 0) {
+      return Error("cannot " + action + " " + path.string() + " from " + where + ": " +
+                       archive_error_string(writer.get()) + " (" + std::strerror(error_number) +
+                       ")",
+                   ErrorKind::local_io);
+    }
+    return Error("libarchive refused to " + action + " " + path.string() + " from " + where + ": " +
+                 archive_error_string(writer.get()));
+  };
+  // A warning is a failure only when the disk is full (else it is a time or
+  // a mode libarchive could not set).
+  auto failed = [&](int status) {
+    return status < ARCHIVE_WARN ||
+           (status == ARCHIVE_WARN && disk_full(archive_errno(writer.get())));
+  };
   if (archive_read_open_filename(reader.get(), archive_path.c_str(), 1 << 20) != ARCHIVE_OK) {
-    throw Error("cannot read " + where + ": " + archive_error_string(reader.get()));
+    throw unreadable();
   }
   std::size_t written = 0;
+  bool member_seen = member.empty();
+  std::set<std::string> tops;  // what the archive holds outside `member`
   while (true) {
     throw_if_stopped();
     archive_entry* entry = nullptr;
@@ -83,66 +159,90 @@ std::size_t extract_archive(const fs::path& archive_path, const fs::path& direct
       break;
     }
     if (status < ARCHIVE_WARN) {
-      throw Error("cannot read " + where + ": " + archive_error_string(reader.get()));
+      throw unreadable();
     }
     const char* raw_name = archive_entry_pathname(entry);
     const fs::path name = raw_name != nullptr ? fs::path(raw_name) : fs::path();
-    auto refuse = [&](const std::string& why) {
-      throw Error(where + " holds " + why + ": '" + name.string() +
-                  "'; nothing of it is used (it would be written outside " + root.string() + ")");
+    auto refuse = [&](const std::string& what, const std::string& why) {
+      throw Error(where + " holds " + what + ": '" + name.string() + "'; refused (" + why + ")");
     };
     if (name.empty() || !stays_inside(name)) {
-      refuse("an entry with an absolute path or a `..` part");
+      refuse("an entry with an absolute path or a `..` part",
+             "it would be written outside " + root.string());
     }
-    const mode_t type = archive_entry_filetype(entry);
-    if (type != AE_IFREG && type != AE_IFDIR && type != AE_IFLNK) {
-      refuse("a device, FIFO or socket entry");
+    const fs::path inside = plain(name);
+    const auto relative = under(inside, member);
+    if (!relative) {
+      if (!inside.empty()) {
+        tops.insert(inside.begin()->string());
+      }
+      continue;
+    }
+    member_seen = true;
+    if (relative->empty()) {
+      continue;  // the top directory itself: `directory`
     }
     if (const char* hardlink = archive_entry_hardlink(entry); hardlink != nullptr) {
-      if (!stays_inside(hardlink)) {
-        refuse("a hard link to a path outside the archive");
+      const auto linked = stays_inside(hardlink) ? under(plain(hardlink), member) : std::nullopt;
+      if (!linked || linked->empty()) {
+        refuse(std::string("a hard link to '") + hardlink + "'",
+               "it would link to a file outside " + root.string());
       }
-      archive_entry_set_hardlink(entry, (root / hardlink).c_str());
+      archive_entry_set_hardlink(entry, (root / *linked).c_str());
+    }
+    const mode_t type = archive_entry_filetype(entry);
+    if (archive_entry_hardlink(entry) == nullptr && type != AE_IFREG && type != AE_IFDIR &&
+        type != AE_IFLNK) {
+      refuse(std::string(kind_of(type)) + " entry",
+             "only files, directories and links are unpacked");
     }
     if (type == AE_IFLNK) {
       const char* target = archive_entry_symlink(entry);
-      if (target == nullptr || !link_stays_inside(name, target)) {
-        refuse(std::string("a symlink pointing outside the archive (to '") +
-               (target ? target : "") + "')");
+      if (target == nullptr || !link_stays_inside(*relative, target)) {
+        refuse(std::string("a symlink to '") + (target ? target : "") + "'",
+               "it would point outside " + root.string());
       }
     }
-    archive_entry_set_pathname(entry, (root / name).c_str());
-    if (archive_write_header(writer.get(), entry) < ARCHIVE_WARN) {
-      refuse(std::string("an entry libarchive refused (") + archive_error_string(writer.get()) +
-             ")");
+    const fs::path path = root / *relative;
+    const la_int64_t size = archive_entry_size(entry);
+    archive_entry_set_pathname(entry, path.c_str());
+    if (failed(archive_write_header(writer.get(), entry))) {
+      throw write_failure("write", path, size);
     }
-    if (archive_entry_size(entry) > 0) {
+    if (size > 0) {
       const void* block = nullptr;
-      size_t size = 0;
+      size_t length = 0;
       la_int64_t offset = 0;
       while (true) {
-        const int read = archive_read_data_block(reader.get(), &block, &size, &offset);
+        throw_if_stopped();  // an entry can be hundreds of MB
+        const int read = archive_read_data_block(reader.get(), &block, &length, &offset);
         if (read == ARCHIVE_EOF) {
           break;
         }
         if (read < ARCHIVE_WARN) {
-          throw Error("cannot read " + where + ": " + archive_error_string(reader.get()));
+          throw unreadable();
         }
-        if (archive_write_data_block(writer.get(), block, size, offset) < ARCHIVE_WARN) {
-          throw Error("cannot write " + (root / name).string() + ": " +
-                      archive_error_string(writer.get()));
+        // libarchive reports a failed write(2) as a warning: every one counts.
+        if (archive_write_data_block(writer.get(), block, length, offset) != ARCHIVE_OK) {
+          throw write_failure("write", path, size);
         }
       }
     }
-    if (archive_write_finish_entry(writer.get()) < ARCHIVE_WARN) {
-      throw Error("cannot write " + (root / name).string() + ": " +
-                  archive_error_string(writer.get()));
+    if (failed(archive_write_finish_entry(writer.get()))) {
+      throw write_failure("write", path, size);
     }
     ++written;
   }
-  if (archive_write_close(writer.get()) < ARCHIVE_WARN) {
-    throw Error("cannot finish the extraction into " + root.string() + ": " +
-                archive_error_string(writer.get()));
+  if (failed(archive_write_close(writer.get()))) {
+    throw write_failure("finish the extraction into", root, 0);
+  }
+  if (!member_seen) {
+    std::string held;
+    for (const auto& top : tops) {
+      held += (held.empty() ? "" : ", ") + top;
+    }
+    throw Error(where + " holds no directory " + member + " (it holds " +
+                (held.empty() ? std::string("nothing") : held) + ")");
   }
   return written;
 }

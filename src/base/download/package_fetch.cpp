@@ -1,12 +1,21 @@
 #include "base/download/package_fetch.hpp"
 
 #include "base/download/archive_extract.hpp"
+#include "base/process/stop_signals.hpp"
+#include "base/util/digest.hpp"
 #include "base/util/error.hpp"
+#include "base/util/staged_replacement.hpp"
+#include "base/util/strings.hpp"
+#include "base/util/system_error.hpp"
 #include "base/util/text_file.hpp"
 
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
+#include <cerrno>
+#include <optional>
 #include <system_error>
 
 namespace fs = std::filesystem;
@@ -14,6 +23,8 @@ namespace fs = std::filesystem;
 namespace ascend_setup {
 
 namespace {
+
+constexpr const char* kRecordStaging = "record";
 
 // A name for the hidden files beside the package directory.
 std::string stem(const PackageSpec& spec) {
@@ -32,18 +43,105 @@ std::string shell_quoted(const std::string& text) {
   return out + "'";
 }
 
-// Replaces `directory` by `fresh` (both on one file system): the old one is
-// moved aside first, so that the name holds either the old or the new whole.
-void move_into_place(const fs::path& fresh, const fs::path& directory) {
-  fs::create_directories(directory.parent_path());
-  const fs::path old = directory.parent_path() /
-                       ("." + directory.filename().string() + ".old-" + std::to_string(::getpid()));
-  std::error_code ignored;
-  if (fs::exists(fs::symlink_status(directory))) {
-    fs::rename(directory, old);
+// SHA-256 of a file as lowercase hex, read in blocks (a package is GBs); a
+// stop signal ends it.
+std::string file_sha256(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    throw system_error("open", path, errno);
   }
-  fs::rename(fresh, directory);
-  fs::remove_all(old, ignored);
+  Sha256 sha;
+  std::string block(std::size_t{1} << 20, '\0');
+  while (true) {
+    if (stop_signal() != 0) {
+      ::close(fd);
+      throw_if_stopped();
+    }
+    const ssize_t n = ::read(fd, block.data(), block.size());
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n < 0) {
+      const int error_number = errno;
+      ::close(fd);
+      throw system_error("read", path, error_number);
+    }
+    if (n == 0) {
+      break;
+    }
+    sha.update(std::string_view(block.data(), static_cast<std::size_t>(n)));
+  }
+  ::close(fd);
+  return sha.hex();
+}
+
+void remove_download(const PackageSpec& spec) {
+  std::error_code ignored;
+  fs::remove(package_download(spec), ignored);
+  fs::remove(package_download_record(spec), ignored);
+}
+
+// Records the complete download's URL, length and digest beside it.
+void record_download(const PackageSpec& spec, std::uint64_t size) {
+  const nlohmann::json record = {
+      {"url", spec.url}, {"size", size}, {"sha256", file_sha256(package_download(spec))}};
+  StagedReplacement staged(package_download_record(spec), kRecordStaging);
+  write_text_file(staged.staged(), record.dump() + "\n");
+  staged.commit();
+}
+
+// True when an earlier run's complete download of this URL is here with its
+// recorded length and digest. Anything else there is removed, with one
+// warning when it was a download.
+bool kept_download_matches(const PackageSpec& spec) {
+  const fs::path download = package_download(spec);
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(download, ec))) {
+    fs::remove(package_download_record(spec), ec);
+    return false;
+  }
+  std::string mismatch;
+  try {
+    const auto text = read_text_file(package_download_record(spec));
+    const auto record = text ? nlohmann::json::parse(*text) : nlohmann::json();
+    if (record.is_null()) {
+      mismatch = "has no record of its length and digest";
+    } else if (record.at("url").get<std::string>() != spec.url) {
+      mismatch = "is of another URL (" + record.at("url").get<std::string>() + ")";
+    } else if (const auto size = fs::file_size(download);
+               size != record.at("size").get<std::uint64_t>()) {
+      mismatch = "has " + std::to_string(size) + " bytes, not the " +
+                 std::to_string(record.at("size").get<std::uint64_t>()) + " recorded";
+    } else if (file_sha256(download) != record.at("sha256").get<std::string>()) {
+      mismatch = "does not have the SHA-256 recorded when it was downloaded";
+    }
+  } catch (const nlohmann::json::exception& error) {
+    mismatch = std::string("has an unreadable record (") + error.what() + ")";
+  } catch (const fs::filesystem_error& error) {
+    mismatch = std::string("cannot be checked (") + system_error(error).what() + ")";
+  }
+  if (mismatch.empty()) {
+    spdlog::info("unpacking {} kept by an earlier run ({}, SHA-256 checked): nothing to fetch",
+                 download.string(), human_bytes(double(fs::file_size(download))));
+    return true;
+  }
+  spdlog::warn("the kept download {} {}; fetching it again", download.string(), mismatch);
+  remove_download(spec);
+  return false;
+}
+
+// The download unpacked into a staged copy of the package directory, its
+// version.txt written last, the whole put in place.
+void unpack(const PackageSpec& spec, const fs::path& directory) {
+  StagedReplacement staged(directory, kPackageStaging);
+  std::error_code ec;
+  fs::create_directory(staged.staged(), ec);
+  if (ec) {
+    throw system_error("create the directory", staged.staged(), ec.value());
+  }
+  extract_archive(package_download(spec), staged.staged(), spec.name);
+  write_text_file(staged.staged() / "version.txt", spec.url);
+  staged.commit();
 }
 
 }  // namespace
@@ -56,13 +154,22 @@ fs::path package_download(const PackageSpec& spec) {
   return beside(spec) / ("." + stem(spec) + ".download");
 }
 
-fs::path package_staging(const PackageSpec& spec) {
-  return beside(spec) / ("." + stem(spec) + ".staging");
+fs::path package_download_record(const PackageSpec& spec) {
+  return beside(spec) / ("." + stem(spec) + ".download.json");
+}
+
+fs::path package_lock(const PackageSpec& spec) {
+  return beside(spec) / ("." + stem(spec) + ".lock");
 }
 
 bool package_cached(const PackageSpec& spec) {
   const auto text = read_text_file(package_directory(spec) / "version.txt");
   return text && *text == spec.url;
+}
+
+FileLock lock_package(const PackageSpec& spec) {
+  return FileLock(package_lock(spec),
+                  "fetching " + spec.url + " into " + package_directory(spec).string());
 }
 
 std::string manual_command(const PackageSpec& spec) {
@@ -74,6 +181,18 @@ std::string manual_command(const PackageSpec& spec) {
 }
 
 PackageOutcome fetch_package(const PackageSpec& spec, const DownloadOptions& options) {
+  if (package_cached(spec)) {
+    PackageOutcome outcome;
+    outcome.directory = package_directory(spec);
+    spdlog::debug("{} is cached in {}", spec.url, outcome.directory.string());
+    return outcome;
+  }
+  const FileLock lock = lock_package(spec);
+  return fetch_package(spec, options, lock);
+}
+
+PackageOutcome fetch_package(const PackageSpec& spec, const DownloadOptions& options,
+                             const FileLock& /*held*/) {
   PackageOutcome outcome;
   outcome.directory = package_directory(spec);
   if (package_cached(spec)) {
@@ -81,43 +200,51 @@ PackageOutcome fetch_package(const PackageSpec& spec, const DownloadOptions& opt
     return outcome;
   }
   const fs::path download = package_download(spec);
-  const fs::path staging = package_staging(spec);
-  fs::create_directories(beside(spec));
-  spdlog::info("fetching {} into {}", spec.url, outcome.directory.string());
+  // What killed runs left: no other run writes here while the lock is held.
+  StagedReplacement::remove_leftovers(outcome.directory, kPackageStaging);
+  StagedReplacement::remove_leftovers(package_download_record(spec), kRecordStaging);
+  if (kept_download_matches(spec)) {
+    outcome.kept_download_used = true;
+  } else {
+    spdlog::info("fetching {} into {}", spec.url, outcome.directory.string());
+    try {
+      outcome.download = download_file(spec.url, download, options);
+    } catch (const DownloadError& error) {
+      throw Error(std::string(error.offline() ? "offline or unreachable: " : "") +
+                      "cannot download " + spec.url + " to " + outcome.directory.string() + " (" +
+                      error.what() + "); by hand: " + manual_command(spec),
+                  ErrorKind::network);
+    } catch (const Error& error) {
+      if (error.kind() != ErrorKind::local_io) {
+        throw;
+      }
+      throw Error(std::string(error.what()) + "; what was downloaded is kept in " +
+                      part_path(download).string() + " for the next run to resume",
+                  error.kind());
+    }
+    record_download(spec, outcome.download.size);
+  }
+  const std::string kept = "; the download is kept in " + download.string() +
+                           " (the next run unpacks it without fetching it again)";
   try {
-    outcome.download = download_file(spec.url, download, options);
-  } catch (const DownloadError& error) {
-    throw Error(std::string(error.offline() ? "offline or unreachable: " : "") +
-                    "cannot download " + spec.url + " to " + outcome.directory.string() + " (" +
-                    error.what() + "); by hand: " + manual_command(spec),
-                ErrorKind::network);
+    unpack(spec, outcome.directory);
+  } catch (const UnreadableArchive& error) {
+    remove_download(spec);
+    throw Error(std::string(error.what()) + "; the download was removed (the next run fetches " +
+                    spec.url + " again)",
+                error.kind());
+  } catch (const Error& error) {
+    if (error.kind() == ErrorKind::stopped) {
+      throw Error::stopped(std::string(error.what()) + " while unpacking " + spec.url + kept,
+                           error.exit_code());
+    }
+    throw Error(std::string(error.what()) + kept, error.kind());
+  } catch (const fs::filesystem_error& error) {
+    const Error as_error = system_error(error);
+    throw Error(std::string(as_error.what()) + kept, as_error.kind());
   }
   outcome.fetched = true;
-  std::error_code ignored;
-  fs::remove_all(staging, ignored);  // a killed run's
-  fs::create_directories(staging);
-  try {
-    extract_archive(download, staging);
-    const fs::path unpacked = spec.name.empty() ? staging : staging / spec.name;
-    if (!fs::is_directory(fs::symlink_status(unpacked))) {
-      std::string held;
-      for (const auto& item : fs::directory_iterator(staging)) {
-        held += (held.empty() ? "" : ", ") + item.path().filename().string();
-      }
-      throw Error("the archive of " + spec.url + " holds no directory " + spec.name +
-                  " (it holds " + (held.empty() ? std::string("nothing") : held) + ")");
-    }
-    const fs::path version = unpacked / "version.txt";
-    write_text_file(version.string() + ".tmp", spec.url);
-    fs::rename(version.string() + ".tmp", version);
-    move_into_place(unpacked, outcome.directory);
-  } catch (...) {
-    fs::remove_all(staging, ignored);
-    fs::remove(download, ignored);  // a bad archive is not kept for the next run
-    throw;
-  }
-  fs::remove_all(staging, ignored);
-  fs::remove(download, ignored);
+  remove_download(spec);
   return outcome;
 }
 

@@ -11,17 +11,41 @@
 #include <spdlog/spdlog.h>
 
 #include <cerrno>
+#include <cstdlib>
+#include <string>
 #include <utility>
 
 namespace ascend_setup {
 
 namespace {
 
-// The pid the holder wrote, 0 when none is readable.
-long holder_pid(int fd) {
-  char text[32] = {};
+// What the holder wrote: its pid (0 when none is readable) and its host name
+// (empty when not written, as by an older ascend-setup).
+struct Holder {
+  long pid = 0;
+  std::string host;
+};
+
+Holder read_holder(int fd) {
+  char text[320] = {};
   const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
-  return n > 0 ? std::strtol(text, nullptr, 10) : 0;
+  Holder holder;
+  if (n <= 0) {
+    return holder;
+  }
+  char* end = nullptr;
+  holder.pid = std::strtol(text, &end, 10);
+  std::string rest(end, text + n);
+  const auto first = rest.find_first_not_of(" \t");
+  if (first != std::string::npos) {
+    holder.host = rest.substr(first, rest.find_first_of(" \t\n", first) - first);
+  }
+  return holder;
+}
+
+std::string this_host() {
+  char name[256] = {};
+  return ::gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string();
 }
 
 bool running(long pid) {
@@ -31,6 +55,7 @@ bool running(long pid) {
 }  // namespace
 
 FileLock::FileLock(const std::filesystem::path& path, const std::string& purpose) {
+  const std::string host = this_host();
   std::error_code ec;
   std::filesystem::create_directories(path.parent_path(), ec);
   if (ec) {
@@ -46,9 +71,11 @@ FileLock::FileLock(const std::filesystem::path& path, const std::string& purpose
       ::close(fd_);
       throw system_error("lock", path, error_number);
     }
-    const long holder = holder_pid(fd_);
-    spdlog::info("waiting for the lock held by pid {} ({}, {})",
-                 holder > 0 ? std::to_string(holder) : "?", purpose, path.string());
+    const Holder holder = read_holder(fd_);
+    spdlog::info("waiting for the lock held by pid {}{} ({}, {})",
+                 holder.pid > 0 ? std::to_string(holder.pid) : "?",
+                 holder.host.empty() ? std::string() : " on host " + holder.host, purpose,
+                 path.string());
     while (::flock(fd_, LOCK_EX) != 0) {
       const int wait_error = errno;
       if (wait_error == EINTR && stop_signal() == 0) {
@@ -59,13 +86,14 @@ FileLock::FileLock(const std::filesystem::path& path, const std::string& purpose
       throw system_error("lock", path, wait_error);
     }
     spdlog::info("got the lock ({})", purpose);
-  } else if (const long previous = holder_pid(fd_);
-             previous > 0 && previous != ::getpid() && !running(previous)) {
+  } else if (const Holder previous = read_holder(fd_);
+             previous.pid > 0 && previous.pid != ::getpid() &&
+             (previous.host.empty() || previous.host == host) && !running(previous.pid)) {
     spdlog::debug("took over the lock {} left by pid {}, which is no longer running", path.string(),
-                  previous);
+                  previous.pid);
   }
-  const std::string pid = std::to_string(::getpid()) + "\n";
-  if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, pid.data(), pid.size(), 0) < 0) {
+  const std::string holder = std::to_string(::getpid()) + " " + host + "\n";
+  if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, holder.data(), holder.size(), 0) < 0) {
     const int error_number = errno;
     ::close(fd_);
     throw system_error("write the lock file", path, error_number);

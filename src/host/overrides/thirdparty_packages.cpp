@@ -6,15 +6,55 @@
 // ascend-setup's downloader into upstream's own cache directory first
 // (base/download/package_fetch.hpp), then calls upstream's function, which
 // finds each package cached and does the rest (its -D arguments, the symlink).
+// Each of these packages' locks is held from before its fetch until upstream's
+// function returns: builds sharing the cache fetch a package once, and never
+// run upstream's symlink step on it at the same time.
 #include "host/overrides/overrides.hpp"
 
 #include "base/download/package_fetch.hpp"
+#include "base/util/error.hpp"
 
-#include <spdlog/spdlog.h>
+#include <filesystem>
+#include <optional>
+#include <vector>
 
 namespace py = pybind11;
 
 namespace ascend_setup {
+
+namespace {
+
+// Fetches each package upstream would download, under its lock; returns the
+// locks, in the packages' order (the same in every build).
+std::vector<FileLock> fetch_packages(py::handle packages, const std::filesystem::path& cache) {
+  py::object environ = py::module_::import("os").attr("environ");
+  std::optional<DownloadOptions> options;
+  std::vector<FileLock> locks;
+  for (py::handle package : packages) {
+    const std::string url = py::str(package.attr("url"));
+    const std::string syspath = py::str(package.attr("syspath_var_name"));
+    // Upstream downloads only when the syspath variable is absent (even
+    // an empty one counts as given) and version.txt differs.
+    if (url.empty() || (!syspath.empty() && environ.contains(syspath))) {
+      continue;
+    }
+    const PackageSpec spec{url, cache / py::str(package.attr("package")).cast<std::string>(),
+                           py::str(package.attr("name"))};
+    locks.push_back(lock_package(spec));
+    if (package_cached(spec)) {
+      continue;
+    }
+    if (!options) {
+      options = download_options_from_environment();
+    }
+    DownloadOptions these = *options;
+    these.label = spec.name.empty() ? spec.root_dir.filename().string() : spec.name;
+    fetch_package(spec, these, locks.back());
+  }
+  return locks;
+}
+
+}  // namespace
 
 void override_thirdparty_packages(const OverrideContext& context) {
   py::object original = context.upstream("get_thirdparty_packages");
@@ -23,31 +63,20 @@ void override_thirdparty_packages(const OverrideContext& context) {
 
   py::cpp_function replacement(
       [original, cache_path, offline](py::object packages) -> py::object {
-        if (!py::bool_(offline())) {
-          py::object environ = py::module_::import("os").attr("environ");
-          const std::filesystem::path cache = py::str(cache_path()).cast<std::string>();
-          std::optional<DownloadOptions> options;
-          for (py::handle package : packages) {
-            const std::string url = py::str(package.attr("url"));
-            const std::string syspath = py::str(package.attr("syspath_var_name"));
-            // Upstream downloads only when the syspath variable is absent (even
-            // an empty one counts as given) and version.txt differs.
-            if (url.empty() || (!syspath.empty() && environ.contains(syspath))) {
-              continue;
-            }
-            const PackageSpec spec{url,
-                                   cache / py::str(package.attr("package")).cast<std::string>(),
-                                   py::str(package.attr("name"))};
-            if (package_cached(spec)) {
-              continue;
-            }
-            if (!options) {
-              options = download_options_from_environment();
-            }
-            DownloadOptions these = *options;
-            these.label = spec.name.empty() ? spec.root_dir.filename().string() : spec.name;
-            fetch_package(spec, these);
+        if (py::bool_(offline())) {
+          return original(packages);
+        }
+        std::vector<FileLock> locks;  // held until upstream's function returns
+        try {
+          locks = fetch_packages(packages, py::str(cache_path()).cast<std::string>());
+        } catch (const Error& error) {
+          // A stop also left Python a KeyboardInterrupt to raise (the stop
+          // hook); taken here, so that the stop's Error, which says what was
+          // kept, is what the run reports.
+          if (error.kind() == ErrorKind::stopped && PyErr_CheckSignals() != 0) {
+            PyErr_Clear();
           }
+          throw;
         }
         return original(packages);
       },

@@ -1,0 +1,440 @@
+// Builds that share one TRITON_HOME, and runs stopped or failing while the
+// LLVM package is downloaded or unpacked: real processes of the built
+// ascend-setup on copies of the example tree, the package on a loopback
+// nginx (package_build.hpp: the profile's LLVM URL points at it). The package
+// is fetched once per cache, a holder killed mid-download is resumed by the
+// build waiting for it, and a stop or a failure while unpacking (SIGINT,
+// SIGTERM, SIGKILL, a full disk, a refused member) keeps the finished
+// download: the rerun unpacks it without fetching a byte.
+//
+// The builds run `build_ext` with a cmake that answers --version and does
+// nothing else (cmake_doing_nothing): upstream's build_extension reaches
+// get_thirdparty_packages exactly as in a full build, and the run ends with
+// exit 0 right after it, without the compile four full builds would need.
+#include "base/util/error.hpp"
+#include "loopback_servers.hpp"
+#include "package_build.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <unistd.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <functional>
+#include <thread>
+
+using namespace test_support;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Polls `ready` every 20 ms for at most `seconds` (a guard against a hang,
+// not a timing check).
+bool wait_until(const std::function<bool()>& ready, int seconds) {
+  const auto deadline = Clock::now() + std::chrono::seconds(seconds);
+  while (!ready()) {
+    if (Clock::now() > deadline) {
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+std::string this_host() {
+  char name[256] = {};
+  EXPECT_EQ(::gethostname(name, sizeof name - 1), 0);
+  return name;
+}
+
+// The line of `log` holding `part` (empty when none).
+std::string line_with(const std::string& log, const std::string& part) {
+  const auto at = log.find(part);
+  if (at == std::string::npos) {
+    return {};
+  }
+  const auto start = log.rfind('\n', at);
+  const auto from = start == std::string::npos ? 0 : start + 1;
+  return log.substr(from, log.find('\n', at) - from);
+}
+
+class SharedCacheTest : public PackageBuildTest {
+ protected:
+  SharedCacheTest() { cmake_doing_nothing(); }
+
+  static std::string base(const NginxServer& nginx) {
+    return "http://127.0.0.1:" + std::to_string(nginx.port());
+  }
+  static std::string url(const NginxServer& nginx) { return base(nginx) + "/llvm-e2e.tar.gz"; }
+
+  fs::path download() const { return package_root / ".llvm-e2e.download"; }
+
+  // Hidden directories beside the package other than its files: a run's
+  // copy being unpacked, or one a killed run left.
+  std::vector<fs::path> staged_copies() const {
+    std::vector<fs::path> found;
+    std::error_code ec;
+    for (fs::directory_iterator it(package_root, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->path().filename().string().rfind(".llvm-e2e.", 0) == 0 &&
+          fs::is_directory(fs::symlink_status(it->path(), ec))) {
+        found.push_back(it->path());
+      }
+    }
+    return found;
+  }
+
+  // Bytes in the part so far, from the downloader's state (0 before it has one).
+  std::uint64_t downloaded() const {
+    std::uint64_t done = 0;
+    try {
+      const auto state =
+          nlohmann::json::parse(read_file(package_root / ".llvm-e2e.download.part.state"));
+      for (const auto& segment : state.at("segments")) {
+        done += segment.at(2).get<std::uint64_t>();
+      }
+    } catch (const std::exception&) {
+      return 0;  // not written yet
+    }
+    return done;
+  }
+
+  std::uint64_t package_size() const { return fs::file_size(www / "llvm-e2e.tar.gz"); }
+
+  // The package in place with every file of its source, nothing staged or
+  // downloaded left beside it.
+  void expect_whole_package(const std::string& package_url) const {
+    const fs::path package = package_root / "llvm-e2e";
+    ASSERT_TRUE(fs::is_directory(package));
+    EXPECT_EQ(read_file(package / "version.txt"), package_url);
+    const fs::path source = dir.path() / "package-source" / "llvm-e2e";
+    std::size_t files = 0;
+    for (const auto& entry : fs::recursive_directory_iterator(source)) {
+      const fs::path relative = entry.path().lexically_relative(source);
+      if (entry.is_regular_file() && relative != "version.txt") {
+        ++files;
+        ASSERT_TRUE(fs::exists(package / relative)) << relative;
+        EXPECT_EQ(fs::file_size(package / relative), entry.file_size()) << relative;
+      }
+    }
+    EXPECT_GT(files, 0u);
+    EXPECT_TRUE(staged_copies().empty()) << ::testing::PrintToString(staged_copies());
+    EXPECT_FALSE(fs::exists(download()));
+    EXPECT_FALSE(fs::exists(package_root / ".llvm-e2e.download.json"));
+    expect_no_partial_package(package_url);
+  }
+
+  // A package that takes a while to unpack: 512 MiB of zeros in one file
+  // (sparse here, about 500 KiB packed).
+  void make_slow_package() {
+    make_package(0, [](const fs::path& source) { sparse_zeros(source / "lib" / "big.bin", 512); });
+  }
+
+  static void sparse_zeros(const fs::path& file, std::uint64_t mebibytes) {
+    write_file(file, "");
+    fs::resize_file(file, mebibytes << 20);
+  }
+
+  // The first run stopped by `signal` while it unpacks; the download stays,
+  // and the rerun unpacks it without fetching.
+  void stop_during_extraction(int signal) {
+    // TRITON_HOME on a tmpfs: the package is unpacked twice, and a disk
+    // shared with other work would only make that slower.
+    SmallDisk home(dir.path() / "home", "2g");
+    env["TRITON_HOME"] = home.path().string();
+    package_root = home.path() / ".triton" / "llvm";
+    make_slow_package();
+    NginxServer nginx(dir.path() / "nginx", www);
+    const auto args = with_profile(base(nginx), {"build_ext"});
+    const fs::path log = dir.path() / "first.log";
+    {
+      BackgroundProcess first(host_argv(tree, args), log);
+      // Until the copy being unpacked holds part of the big file.
+      const bool unpacking = wait_until(
+          [&] {
+            for (const auto& staged : staged_copies()) {
+              std::error_code ec;
+              for (fs::recursive_directory_iterator it(staged, ec), end; !ec && it != end;
+                   it.increment(ec)) {
+                if (it->path().filename() == "big.bin" && it->file_size(ec) > (16 << 20)) {
+                  return true;
+                }
+              }
+            }
+            return !first.running();
+          },
+          180);
+      ASSERT_TRUE(unpacking && first.running()) << read_file(log);
+      ASSERT_TRUE(first.signal(signal)) << read_file(log);
+      const auto code = first.exit_code(120);
+      ASSERT_TRUE(code) << read_file(log);
+      EXPECT_EQ(*code, 128 + signal) << read_file(log);
+    }
+    const std::string err = read_file(log);
+    if (signal != SIGKILL) {
+      const std::string line = line_with(err, "ascend-setup: error: ");
+      EXPECT_NE(
+          line.find(std::string("interrupted by ") + (signal == SIGINT ? "SIGINT" : "SIGTERM") +
+                    " while unpacking " + url(nginx)),
+          std::string::npos)
+          << err;
+      EXPECT_NE(line.find("the download is kept in " + download().string()), std::string::npos)
+          << err;
+      EXPECT_EQ(err.find("Traceback"), std::string::npos) << err;
+      EXPECT_TRUE(staged_copies().empty()) << ::testing::PrintToString(staged_copies());
+    }
+    EXPECT_FALSE(fs::exists(package_root / "llvm-e2e"));
+    ASSERT_TRUE(fs::exists(download()));
+    EXPECT_EQ(fs::file_size(download()), package_size());
+
+    const std::uint64_t served = nginx.body_bytes_sent();
+    const auto rerun = host(args);
+    ASSERT_EQ(rerun.exit_code, 0) << rerun.err;
+    EXPECT_EQ(nginx.body_bytes_sent(), served) << "the rerun fetched again";
+    EXPECT_NE(rerun.err.find("unpacking " + download().string() + " kept by an earlier run"),
+              std::string::npos)
+        << rerun.err;
+    expect_whole_package(url(nginx));
+  }
+
+  // The first run stopped by `signal` mid-download; the rerun resumes.
+  void stop_during_download(int signal) {
+    make_package(kPayload);
+    NginxServer nginx(dir.path() / "nginx", www, "1m");  // 8 connections: about 8 MB/s
+    const auto args = with_profile(base(nginx), {"build_ext"});
+    const fs::path log = dir.path() / "first.log";
+    {
+      BackgroundProcess first(host_argv(tree, args), log);
+      ASSERT_TRUE(
+          wait_until([&] { return !first.running() || downloaded() >= package_size() / 4; }, 120))
+          << read_file(log);
+      ASSERT_TRUE(first.running()) << read_file(log);
+      ASSERT_TRUE(first.signal(signal)) << read_file(log);
+      const auto code = first.exit_code(120);
+      ASSERT_TRUE(code) << read_file(log);
+      EXPECT_EQ(*code, 128 + signal) << read_file(log);
+    }
+    EXPECT_FALSE(fs::exists(package_root / "llvm-e2e"));
+    EXPECT_TRUE(fs::exists(package_root / ".llvm-e2e.download.part"));
+    const auto rerun = host(args);
+    ASSERT_EQ(rerun.exit_code, 0) << rerun.err;
+    EXPECT_NE(rerun.err.find("resuming .llvm-e2e.download.part"), std::string::npos) << rerun.err;
+    EXPECT_LE(nginx.body_bytes_sent(), package_size() * 115 / 100);
+    expect_whole_package(url(nginx));
+  }
+
+  static constexpr std::uint64_t kPayload = 24 << 20;
+};
+
+TEST_F(SharedCacheTest, FourBuildsOnAColdCacheFetchThePackageOnce) {
+  make_package(kPayload);
+  // 8 connections of 512 KiB/s: about 6 s for the package, so the builds overlap.
+  NginxServer nginx(dir.path() / "nginx", www, "512k");
+  const auto args = with_profile(base(nginx), {"build_ext"});
+  std::vector<fs::path> trees{tree};
+  for (int i = 1; i < 4; ++i) {
+    const fs::path copy = dir.path() / ("copy-" + std::to_string(i));
+    fs::create_directories(copy);
+    trees.push_back(copy_example_tree(copy));
+  }
+  std::vector<std::unique_ptr<BackgroundProcess>> builds;
+  for (std::size_t i = 0; i < trees.size(); ++i) {
+    builds.push_back(std::make_unique<BackgroundProcess>(
+        host_argv(trees[i], args), dir.path() / ("build-" + std::to_string(i) + ".log")));
+  }
+  std::vector<std::string> pids;
+  for (const auto& build : builds) {
+    pids.push_back(std::to_string(build->pid()));
+  }
+  std::size_t waited = 0;
+  for (std::size_t i = 0; i < builds.size(); ++i) {
+    const auto code = builds[i]->exit_code(600);
+    const std::string log = read_file(dir.path() / ("build-" + std::to_string(i) + ".log"));
+    ASSERT_TRUE(code) << log;
+    EXPECT_EQ(*code, 0) << log;
+    EXPECT_EQ(log.find("Traceback"), std::string::npos) << log;
+    const std::string line = line_with(log, "waiting for the lock held by pid ");
+    if (line.empty()) {
+      continue;
+    }
+    ++waited;
+    // "ascend-setup: info: waiting for the lock held by pid N on host H (fetching URL into DIR,
+    // LOCK)"
+    bool names_a_build = false;
+    for (const auto& pid : pids) {
+      names_a_build |=
+          line.find("held by pid " + pid + " on host " + this_host() + " (") != std::string::npos;
+    }
+    EXPECT_TRUE(names_a_build) << line;
+    EXPECT_NE(
+        line.find("(fetching " + url(nginx) + " into " + (package_root / "llvm-e2e").string()),
+        std::string::npos)
+        << line;
+  }
+  EXPECT_GE(waited, 1u) << "no build waited for another";
+  EXPECT_LE(nginx.body_bytes_sent(), package_size() * 110 / 100)
+      << nginx.body_bytes_sent() << " bytes served for a package of " << package_size();
+  expect_whole_package(url(nginx));
+}
+
+TEST_F(SharedCacheTest, HolderKilledMidDownloadTheWaiterTakesOverAndResumes) {
+  make_package(kPayload);
+  NginxServer nginx(dir.path() / "nginx", www, "1m");
+  const auto args = with_profile(base(nginx), {"build_ext"});
+  fs::create_directories(dir.path() / "copy");
+  const fs::path other = copy_example_tree(dir.path() / "copy");
+  BackgroundProcess holder(host_argv(tree, args), dir.path() / "holder.log");
+  ASSERT_TRUE(
+      wait_until([&] { return !holder.running() || downloaded() >= package_size() / 4; }, 120))
+      << read_file(dir.path() / "holder.log");
+  ASSERT_TRUE(holder.running()) << read_file(dir.path() / "holder.log");
+  BackgroundProcess waiter(host_argv(other, args), dir.path() / "waiter.log");
+  const std::string waiting = "waiting for the lock held by pid " + std::to_string(holder.pid());
+  ASSERT_TRUE(wait_until(
+      [&] {
+        return !waiter.running() ||
+               read_file(dir.path() / "waiter.log").find(waiting) != std::string::npos;
+      },
+      120))
+      << read_file(dir.path() / "waiter.log");
+  // Killed right after it saved its state (once a second), as the bytes
+  // after the last save are fetched again.
+  const std::uint64_t saved = downloaded();
+  ASSERT_TRUE(wait_until([&] { return !holder.running() || downloaded() != saved; }, 60));
+  ASSERT_TRUE(holder.signal(SIGKILL)) << read_file(dir.path() / "holder.log");
+  EXPECT_EQ(holder.exit_code(60), 128 + SIGKILL);
+  const auto code = waiter.exit_code(300);
+  const std::string log = read_file(dir.path() / "waiter.log");
+  ASSERT_TRUE(code) << log;
+  EXPECT_EQ(*code, 0) << log;
+  EXPECT_NE(log.find(waiting + " on host " + this_host()), std::string::npos) << log;
+  EXPECT_NE(log.find("resuming .llvm-e2e.download.part"), std::string::npos) << log;
+  EXPECT_LE(nginx.body_bytes_sent(), package_size() * 125 / 100)
+      << nginx.body_bytes_sent() << " bytes served for a package of " << package_size();
+  expect_whole_package(url(nginx));
+}
+
+// A build waiting for the package's lock (held here, as by a build in
+// another container: the lock file names a pid and host this run cannot
+// see) says whose it is, and a stop while it waits is a plain stop.
+TEST_F(SharedCacheTest, StopWhileWaitingForThePackageLockIsAPlainStop) {
+  make_package(0);
+  NginxServer nginx(dir.path() / "nginx", www);
+  const fs::path lock_file = package_root / ".llvm-e2e.lock";
+  fs::create_directories(package_root);
+  const int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+  const std::string holder = "4242 other-container\n";
+  ASSERT_EQ(::write(fd, holder.data(), holder.size()), static_cast<ssize_t>(holder.size()));
+  const fs::path log = dir.path() / "waiting.log";
+  BackgroundProcess waiting(host_argv(tree, with_profile(base(nginx), {"build_ext"})), log);
+  const std::string expected =
+      "ascend-setup: info: waiting for the lock held by pid 4242 on host "
+      "other-container (fetching " +
+      url(nginx) + " into " + (package_root / "llvm-e2e").string() + ", " + lock_file.string() +
+      ")";
+  const bool waits = wait_until(
+      [&] { return !waiting.running() || read_file(log).find(expected) != std::string::npos; },
+      120);
+  EXPECT_TRUE(waits && waiting.running()) << read_file(log);
+  EXPECT_TRUE(waiting.signal(SIGTERM));
+  const auto code = waiting.exit_code(60);
+  ::close(fd);
+  const std::string err = read_file(log);
+  ASSERT_TRUE(code) << err;
+  EXPECT_EQ(*code, 128 + SIGTERM) << err;
+  EXPECT_NE(err.find("ascend-setup: error: interrupted by SIGTERM"), std::string::npos) << err;
+  EXPECT_EQ(err.find("internal error"), std::string::npos) << err;
+  EXPECT_EQ(err.find("Traceback"), std::string::npos) << err;
+  EXPECT_TRUE(nginx.log_lines().empty());
+}
+
+// The phase "download" of doc/stopping.md.
+TEST_F(SharedCacheTest, DownloadStoppedBySigintIsResumed) { stop_during_download(SIGINT); }
+TEST_F(SharedCacheTest, DownloadStoppedBySigtermIsResumed) { stop_during_download(SIGTERM); }
+TEST_F(SharedCacheTest, DownloadStoppedBySigkillIsResumed) { stop_during_download(SIGKILL); }
+
+// The phase "extraction" of doc/stopping.md.
+TEST_F(SharedCacheTest, ExtractionStoppedBySigintKeepsTheDownload) {
+  stop_during_extraction(SIGINT);
+}
+TEST_F(SharedCacheTest, ExtractionStoppedBySigtermKeepsTheDownload) {
+  stop_during_extraction(SIGTERM);
+}
+TEST_F(SharedCacheTest, ExtractionStoppedBySigkillKeepsTheDownload) {
+  stop_during_extraction(SIGKILL);
+}
+
+TEST_F(SharedCacheTest, FullDiskDuringExtractionKeepsTheDownloadThenTheRerunUnpacksIt) {
+  // TRITON_HOME on a 64 MiB tmpfs with 24 MiB left: the download (about
+  // 100 KiB: 48 MiB of zeros compress) fits, the unpacked package does not.
+  SmallDisk disk(dir.path() / "small-home", "64m");
+  env["TRITON_HOME"] = disk.path().string();
+  package_root = disk.path() / ".triton" / "llvm";
+  make_package(0, [](const fs::path& source) { sparse_zeros(source / "lib" / "zeros.bin", 48); });
+  disk.fill(24 << 20);
+  NginxServer nginx(dir.path() / "nginx", www);
+  const auto args = with_profile(base(nginx), {"build_ext"});
+
+  const auto first = host(args);
+  EXPECT_EQ(first.exit_code, ascend_setup::exit_code::bad_input) << first.err;
+  const std::string line = line_with(first.err, "ascend-setup: error: ");
+  EXPECT_EQ(line.rfind("ascend-setup: error: the disk is full: cannot write ", 0), 0u) << first.err;
+  EXPECT_NE(line.find(" on " + disk.path().string() + "; the step needs about 48.0 MiB)"),
+            std::string::npos)
+      << line;
+  EXPECT_NE(line.find("the download is kept in " + download().string()), std::string::npos) << line;
+  EXPECT_EQ(first.err.find("Traceback"), std::string::npos) << first.err;
+  EXPECT_FALSE(fs::exists(package_root / "llvm-e2e"));
+  EXPECT_TRUE(staged_copies().empty()) << ::testing::PrintToString(staged_copies());
+  ASSERT_TRUE(fs::exists(download()));
+
+  fs::remove(disk.path() / ".filler");  // room made
+  const std::uint64_t served = nginx.body_bytes_sent();
+  const auto rerun = host(args);
+  ASSERT_EQ(rerun.exit_code, 0) << rerun.err;
+  EXPECT_EQ(nginx.body_bytes_sent(), served) << "the rerun fetched again";
+  expect_whole_package(url(nginx));
+}
+
+TEST_F(SharedCacheTest, RefusedMemberKeepsTheDownloadAndTheRerunRefusesWithoutFetching) {
+  must_run({SYSTEM_PYTHON, "-c",
+            "import io, sys, tarfile\n"
+            "t = tarfile.open(sys.argv[1], 'w:gz')\n"
+            "for name in ('llvm-e2e/lib/ok.txt', '../escaped'):\n"
+            "    info = tarfile.TarInfo(name); info.size = 2\n"
+            "    t.addfile(info, io.BytesIO(b'x\\n'))\n"
+            "t.close()\n",
+            (www / "llvm-e2e.tar.gz").string()},
+           dir.path());
+  NginxServer nginx(dir.path() / "nginx", www);
+  const auto args = with_profile(base(nginx), {"build_ext"});
+  const std::string refusal =
+      "holds an entry with an absolute path or a `..` part: '../escaped'; refused (it would be "
+      "written outside ";
+  for (int run = 0; run < 2; ++run) {
+    const std::uint64_t served = nginx.body_bytes_sent();
+    const auto result = host(args);
+    EXPECT_EQ(result.exit_code, ascend_setup::exit_code::bad_input) << result.err;
+    const std::string line = line_with(result.err, "ascend-setup: error: ");
+    EXPECT_NE(line.find(refusal), std::string::npos) << result.err;
+    EXPECT_NE(line.find("the download is kept in " + download().string()), std::string::npos)
+        << line;
+    EXPECT_EQ(result.err.find("Traceback"), std::string::npos) << result.err;
+    if (run == 1) {
+      EXPECT_EQ(nginx.body_bytes_sent(), served) << "the rerun fetched again";
+    }
+    EXPECT_TRUE(fs::exists(download()));
+    EXPECT_FALSE(fs::exists(package_root / "llvm-e2e"));
+    EXPECT_TRUE(staged_copies().empty()) << ::testing::PrintToString(staged_copies());
+    for (const auto& entry : fs::recursive_directory_iterator(dir.path())) {
+      EXPECT_NE(entry.path().filename(), "escaped") << entry.path();
+    }
+  }
+}
+
+}  // namespace

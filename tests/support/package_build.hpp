@@ -1,0 +1,56 @@
+// The set-up of the e2e suites where a build downloads its LLVM package from
+// a loopback nginx (download_e2e_test.cpp, shared_cache_test.cpp): the
+// example tree with LLVM_SYSPATH and TRITON_OFFLINE_BUILD unset, a profile
+// whose LLVM URL points at the test's server, the package a tarball of the
+// stub LLVM as `llvm-e2e/` plus what the test adds, and cmake stand-ins that
+// end the run right after the download.
+#pragma once
+
+#include "test_support.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace test_support {
+
+class PackageBuildTest : public ExampleTreeTest {
+ protected:
+  PackageBuildTest();
+
+  // www/llvm-e2e.tar.gz: the stub LLVM as llvm-e2e/ with lib/payload.bin of
+  // `payload` random bytes (none when 0), and whatever `add` puts in the
+  // package's directory before it is packed.
+  void make_package(std::uint64_t payload,
+                    const std::function<void(const fs::path&)>& add = nullptr);
+
+  // `args` with the profile naming the package llvm-e2e at
+  // `base_url`/llvm-e2e.tar.gz in front.
+  std::vector<std::string> with_profile(const std::string& base_url, std::vector<std::string> args);
+
+  // A cmake that answers --version and fails anything else: the run ends
+  // right after the download, before any compile.
+  void cmake_failing_after_version();
+
+  // A cmake that answers --version and does nothing else, successfully: a
+  // build_ext then ends with exit 0 right after the download (nothing is
+  // compiled).
+  void cmake_doing_nothing();
+
+  // The command line that runs the built binary in `cwd` with `env` and
+  // `args`, for BackgroundProcess (/usr/bin/env sets the environment: the
+  // process is the binary itself, with its pid).
+  std::vector<std::string> host_argv(const fs::path& cwd,
+                                     const std::vector<std::string>& args) const;
+
+  // Non-hidden entries of the package root, symlinks aside: each must be a
+  // whole package of `url`.
+  void expect_no_partial_package(const std::string& url) const;
+
+  fs::path www = dir.path() / "www";
+  fs::path package_root;  // $TRITON_HOME/.triton/llvm
+  std::uint64_t payload_bytes = 0;
+};
+
+}  // namespace test_support
