@@ -104,6 +104,28 @@ TlsNginx::TlsNginx(const fs::path& dir, const TestCa& ca, const fs::path& www,
     : dir_(dir) {
   fs::create_directories(dir_);
   const fs::path socket = dir_ / "fcgiwrap.sock";
+  // nginx's limit_rate does not hold back a FastCGI answer (git's pack came
+  // whole in under a second at "200k"), so a slowed git server is
+  // git-http-backend behind a script that passes its answer on 16 KiB each
+  // 50 ms (about 320 KiB/s).
+  fs::path backend = "/usr/lib/git-core/git-http-backend";
+  if (!git_root.empty() && !limit_rate.empty()) {
+    backend = dir_ / "slow-git-http-backend";
+    write_file(backend,
+               "#!/usr/bin/python3\n"
+               "import subprocess, sys, time\n"
+               "child = subprocess.Popen(['/usr/lib/git-core/git-http-backend'], "
+               "stdout=subprocess.PIPE)\n"
+               "while True:\n"
+               "    chunk = child.stdout.read(16384)\n"
+               "    if not chunk:\n"
+               "        break\n"
+               "    sys.stdout.buffer.write(chunk)\n"
+               "    sys.stdout.buffer.flush()\n"
+               "    time.sleep(0.05)\n"
+               "sys.exit(child.wait())\n");
+    fs::permissions(backend, fs::perms(0755));
+  }
   if (!git_root.empty()) {
     fcgiwrap_ = std::make_unique<BackgroundProcess>(
         std::vector<std::string>{"fcgiwrap", "-c", "4", "-s", "unix:" + socket.string()},
@@ -130,7 +152,7 @@ TlsNginx::TlsNginx(const fs::path& dir, const TestCa& ca, const fs::path& www,
           server << "    location ~ ^/git(/.*)$ {\n"
                  << "      client_max_body_size 0;\n"
                  << "      include /etc/nginx/fastcgi_params;\n"
-                 << "      fastcgi_param SCRIPT_FILENAME /usr/lib/git-core/git-http-backend;\n"
+                 << "      fastcgi_param SCRIPT_FILENAME " << backend.string() << ";\n"
                  << "      fastcgi_param GIT_PROJECT_ROOT " << git_root.string() << ";\n"
                  << "      fastcgi_param GIT_HTTP_EXPORT_ALL \"\";\n"
                  << "      fastcgi_param PATH_INFO $1;\n"

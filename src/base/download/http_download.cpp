@@ -314,7 +314,7 @@ class Downloader {
     validator_ = validator;
     ranged_ = true;
     if (::ftruncate(fd_, static_cast<off_t>(total)) != 0) {
-      throw system_error("size the partial download", part_, errno);
+      throw system_error("size the partial download", part_, errno, total);
     }
     const std::uint64_t first = std::min(total, probe_bytes());
     segments_.assign(1, Segment{0, first, 0});
@@ -576,7 +576,7 @@ class Downloader {
     Segment& segment = segments_[t.segment];
     segment.active = false;
     if (t.write_errno != 0) {
-      throw system_error("write", part_, t.write_errno);
+      throw system_error("write", part_, t.write_errno, remaining_bytes());
     }
     long status = 0;
     curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &status);
@@ -687,6 +687,14 @@ class Downloader {
     return true;
   }
 
+  // What is still to arrive; nullopt while the length is unknown.
+  std::optional<std::uint64_t> remaining_bytes() const {
+    if (length_ == kUnknown) {
+      return std::nullopt;
+    }
+    return length_ - std::min(length_, bytes_done());
+  }
+
   std::uint64_t bytes_done() const {
     std::uint64_t done = 0;
     for (const Segment& segment : segments_) {
@@ -757,9 +765,13 @@ class Downloader {
     }
     ::close(fd_);
     fd_ = -1;
+    // The state goes only once the file has its name: a failed rename keeps a
+    // part the next run can check and finish instead of fetching it again.
+    if (::rename(part_.c_str(), target_.c_str()) != 0) {
+      throw system_error("rename " + part_.string() + " to", target_, errno);
+    }
     std::error_code ignored;
     fs::remove(state_file_, ignored);
-    fs::rename(part_, target_);
     result_.size = length_;
     result_.ranged = ranged_;
     progress_.finish(length_,

@@ -213,7 +213,7 @@ PackageOutcome fetch_package(const PackageSpec& spec, const DownloadOptions& opt
       throw Error(std::string(error.offline() ? "offline or unreachable: " : "") +
                       "cannot download " + spec.url + " to " + outcome.directory.string() + " (" +
                       error.what() + "); by hand: " + manual_command(spec),
-                  ErrorKind::network);
+                  error.kind());
     } catch (const Error& error) {
       if (error.kind() != ErrorKind::local_io) {
         throw;

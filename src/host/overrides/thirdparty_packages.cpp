@@ -66,18 +66,9 @@ void override_thirdparty_packages(const OverrideContext& context) {
         if (py::bool_(offline())) {
           return original(packages);
         }
-        std::vector<FileLock> locks;  // held until upstream's function returns
-        try {
-          locks = fetch_packages(packages, py::str(cache_path()).cast<std::string>());
-        } catch (const Error& error) {
-          // A stop also left Python a KeyboardInterrupt to raise (the stop
-          // hook); taken here, so that the stop's Error, which says what was
-          // kept, is what the run reports.
-          if (error.kind() == ErrorKind::stopped && PyErr_CheckSignals() != 0) {
-            PyErr_Clear();
-          }
-          throw;
-        }
+        // Held until upstream's function returns.
+        const std::vector<FileLock> locks =
+            fetch_packages(packages, py::str(cache_path()).cast<std::string>());
         return original(packages);
       },
       py::name("get_thirdparty_packages"), py::arg("packages"),
