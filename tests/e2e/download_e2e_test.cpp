@@ -33,7 +33,7 @@ TEST_F(DownloadE2eTest, KilledMidDownloadThenTheRerunResumes) {
   const std::string url = base + "/llvm-e2e.tar.gz";
   cmake_failing_after_version();
   // The first run, killed once a quarter of the package has arrived.
-  const auto argv = host_argv(tree, with_profile(base, {"build_ext"}));
+  const auto argv = host_command(tree, env, with_profile(base, {"build_ext"}));
   const fs::path state = package_root / ".llvm-e2e.download.part.state";
   const std::uint64_t size = fs::file_size(www / "llvm-e2e.tar.gz");
   {

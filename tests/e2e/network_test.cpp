@@ -125,46 +125,20 @@ class NetworkTest : public ExampleTreeTest {
   // (llvm-project with `payload` random bytes when not 0). The run stops at
   // build.sh (exit 7): the fetches are what is tested.
   void serve_npuir(const std::string& git_base, std::uint64_t payload = 0) {
-    const Env git = git_env(dir.path());
     const fs::path remotes = dir.path() / "remotes";
+    recorded = make_npuir_stand_in(
+        tree, remotes, dir.path(), kNested,
+        [&git_base](const std::string& name) { return git_base + name + ".git"; },
+        [&](const std::string& name, const fs::path& remote) {
+          if (payload > 0 && name == kNested.front()) {
+            make_package_tarball(dir.path() / "blob", "blob", payload);
+            fs::copy_file(dir.path() / "blob/source-blob/blob/lib/payload.bin",
+                          remote / "blob.bin");
+          }
+        });
     for (const std::string& name : kNested) {
-      const fs::path remote = remotes / name;
-      write_file(remote / "CMakeLists.txt", "project(" + name + ")\n");
-      if (payload > 0 && name == kNested.front()) {
-        make_package_tarball(dir.path() / "blob", "blob", payload);
-        fs::copy_file(dir.path() / "blob/source-blob/blob/lib/payload.bin", remote / "blob.bin");
-      }
-      recorded[name] = make_git_repo(remote, dir.path());
-      write_file(remote / "later.txt", "later\n");
-      must_run({"git", "add", "-A"}, remote, git);
-      must_run({"git", "commit", "-q", "-m", "later"}, remote, git);
-      serve_bare_copy(remote, git_root, name, dir.path());
+      serve_bare_copy(remotes / name, git_root, name, dir.path());
     }
-    const fs::path npuir_remote = remotes / "AscendNPU-IR";
-    write_file(npuir_remote / "build-tools/build.sh",
-               read_file(fs::path(STAND_INS) / "npuir_build.sh"));
-    fs::permissions(npuir_remote / "build-tools/build.sh", fs::perms::owner_exec,
-                    fs::perm_options::add);
-    std::string modules;
-    for (const std::string& name : kNested) {
-      modules += "[submodule \"third-party/" + name + "\"]\n\tpath = third-party/" + name +
-                 "\n\turl = " + git_base + name + ".git\n";
-    }
-    write_file(npuir_remote / ".gitmodules", modules);
-    make_git_repo(npuir_remote, dir.path());
-    for (const std::string& name : kNested) {
-      must_run({"git", "update-index", "--add", "--cacheinfo",
-                "160000," + recorded[name] + ",third-party/" + name},
-               npuir_remote, git);
-    }
-    must_run({"git", "commit", "-q", "-m", "nested repositories"}, npuir_remote, git);
-    edit(".gitmodules", "https://gitcode.com/Ascend/AscendNPU-IR.git", npuir_remote.string());
-    make_git_repo(tree, dir.path());
-    must_run({"git", "update-index", "--add", "--cacheinfo",
-              "160000," + head_of(npuir_remote) + ",third_party/ascend/AscendNPU-IR"},
-             tree, git);
-    must_run({"git", "commit", "-q", "-m", "AscendNPU-IR submodule"}, tree, git);
-    fs::create_directories(npuir());
     const fs::path toolkit = dir.path() / "toolkit";
     fs::create_directories(toolkit / "tools/bisheng_compiler/bin");
     write_profile(profile,
@@ -180,28 +154,13 @@ class NetworkTest : public ExampleTreeTest {
   }
   fs::path npuir() const { return tree / "third_party/ascend/AscendNPU-IR"; }
 
-  // The built binary with `args` in the tree, as a process of its own.
-  std::vector<std::string> host_argv(const std::vector<std::string>& args) const {
-    std::vector<std::string> argv{"/usr/bin/env", "-C", tree.string()};
-    for (const auto& [name, value] : env) {
-      if (value) {
-        argv.push_back(name + "=" + *value);
-      } else {
-        argv.insert(argv.begin() + 1, {"-u", name});
-      }
-    }
-    argv.push_back(ASCEND_SETUP_BINARY);
-    argv.insert(argv.end(), args.begin(), args.end());
-    return argv;
-  }
-
   // Starts the binary with `args`, waits (at most 120 s) until a directory
   // staged under `stage` beside `target` holds `bytes`, sends `signal`, and
   // returns the run's exit code (-1 when it did not end within 60 s).
   int stop_mid_transfer(const std::vector<std::string>& args, const fs::path& target,
                         const std::string& stage, std::uint64_t bytes, int signal) {
     const fs::path log = dir.path() / ("stopped-run-" + std::to_string(signal) + ".log");
-    BackgroundProcess run(host_argv(args), log);
+    BackgroundProcess run(host_command(tree, env, args), log);
     const std::string part = "." + target.filename().string() + ".ascend-setup-" + stage + "-";
     std::uint64_t seen = 0;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);

@@ -25,45 +25,9 @@ const std::vector<std::string> kNested = {"llvm-project", "shmem", "torch-mlir"}
 class NpuirTest : public ExampleTreeTest {
  protected:
   void SetUp() override {
-    const Env git = git_env(dir.path());
-    for (const std::string& name : kNested) {
-      const fs::path remote = remotes / name;
-      write_file(remote / "CMakeLists.txt", "project(" + name + ")\n");
-      recorded[name] = make_git_repo(remote, dir.path());
-      // A later commit: the fetch must end at the recorded one, not the tip.
-      write_file(remote / "later.txt", "later\n");
-      must_run({"git", "add", "-A"}, remote, git);
-      must_run({"git", "commit", "-q", "-m", "later"}, remote, git);
-    }
-    // The stand-in AscendNPU-IR: build-tools/build.sh, .gitmodules, gitlinks.
-    const fs::path npuir_remote = remotes / "AscendNPU-IR";
-    write_file(npuir_remote / "build-tools/build.sh",
-               read_file(fs::path(STAND_INS) / "npuir_build.sh"));
-    fs::permissions(npuir_remote / "build-tools/build.sh", fs::perms::owner_exec,
-                    fs::perm_options::add);
-    std::string modules;
-    for (const std::string& name : kNested) {
-      modules += "[submodule \"third-party/" + name + "\"]\n\tpath = third-party/" + name +
-                 "\n\turl = " + (remotes / name).string() + "\n";
-    }
-    write_file(npuir_remote / ".gitmodules", modules);
-    make_git_repo(npuir_remote, dir.path());
-    for (const std::string& name : kNested) {
-      must_run({"git", "update-index", "--add", "--cacheinfo",
-                "160000," + recorded[name] + ",third-party/" + name},
-               npuir_remote, git);
-    }
-    must_run({"git", "commit", "-q", "-m", "nested repositories"}, npuir_remote, git);
-    const std::string npuir_head = head_of(npuir_remote);
-
-    // The tree: its .gitmodules points the submodule at the local remote.
-    edit(".gitmodules", "https://gitcode.com/Ascend/AscendNPU-IR.git", npuir_remote.string());
-    make_git_repo(tree, dir.path());
-    must_run({"git", "update-index", "--add", "--cacheinfo",
-              "160000," + npuir_head + ",third_party/ascend/AscendNPU-IR"},
-             tree, git);
-    must_run({"git", "commit", "-q", "-m", "AscendNPU-IR submodule"}, tree, git);
-    fs::create_directories(npuir);  // the empty placeholder a clone of the tree has
+    recorded =
+        make_npuir_stand_in(tree, remotes, dir.path(), kNested,
+                            [this](const std::string& name) { return (remotes / name).string(); });
 
     fs::create_directories(toolkit / "tools/bisheng_compiler/bin");
     use_profile({});

@@ -151,7 +151,7 @@ class SharedCacheTest : public PackageBuildTest {
     const auto args = with_profile(base(nginx), {"build_ext"});
     const fs::path log = dir.path() / "first.log";
     {
-      BackgroundProcess first(host_argv(tree, args), log);
+      BackgroundProcess first(host_command(tree, env, args), log);
       // Until the copy being unpacked holds part of the big file.
       const bool unpacking = wait_until(
           [&] {
@@ -207,7 +207,7 @@ class SharedCacheTest : public PackageBuildTest {
     const auto args = with_profile(base(nginx), {"build_ext"});
     const fs::path log = dir.path() / "first.log";
     {
-      BackgroundProcess first(host_argv(tree, args), log);
+      BackgroundProcess first(host_command(tree, env, args), log);
       ASSERT_TRUE(
           wait_until([&] { return !first.running() || downloaded() >= package_size() / 4; }, 120))
           << read_file(log);
@@ -243,7 +243,7 @@ TEST_F(SharedCacheTest, FourBuildsOnAColdCacheFetchThePackageOnce) {
   std::vector<std::unique_ptr<BackgroundProcess>> builds;
   for (std::size_t i = 0; i < trees.size(); ++i) {
     builds.push_back(std::make_unique<BackgroundProcess>(
-        host_argv(trees[i], args), dir.path() / ("build-" + std::to_string(i) + ".log")));
+        host_command(trees[i], env, args), dir.path() / ("build-" + std::to_string(i) + ".log")));
   }
   std::vector<std::string> pids;
   for (const auto& build : builds) {
@@ -286,12 +286,12 @@ TEST_F(SharedCacheTest, HolderKilledMidDownloadTheWaiterTakesOverAndResumes) {
   const auto args = with_profile(base(nginx), {"build_ext"});
   fs::create_directories(dir.path() / "copy");
   const fs::path other = copy_example_tree(dir.path() / "copy");
-  BackgroundProcess holder(host_argv(tree, args), dir.path() / "holder.log");
+  BackgroundProcess holder(host_command(tree, env, args), dir.path() / "holder.log");
   ASSERT_TRUE(
       wait_until([&] { return !holder.running() || downloaded() >= package_size() / 4; }, 120))
       << read_file(dir.path() / "holder.log");
   ASSERT_TRUE(holder.running()) << read_file(dir.path() / "holder.log");
-  BackgroundProcess waiter(host_argv(other, args), dir.path() / "waiter.log");
+  BackgroundProcess waiter(host_command(other, env, args), dir.path() / "waiter.log");
   const std::string waiting = "waiting for the lock held by pid " + std::to_string(holder.pid());
   ASSERT_TRUE(wait_until(
       [&] {
@@ -331,7 +331,7 @@ TEST_F(SharedCacheTest, StopWhileWaitingForThePackageLockIsAPlainStop) {
   const std::string holder = "4242 other-container\n";
   ASSERT_EQ(::write(fd, holder.data(), holder.size()), static_cast<ssize_t>(holder.size()));
   const fs::path log = dir.path() / "waiting.log";
-  BackgroundProcess waiting(host_argv(tree, with_profile(base(nginx), {"build_ext"})), log);
+  BackgroundProcess waiting(host_command(tree, env, with_profile(base(nginx), {"build_ext"})), log);
   const std::string expected =
       "ascend-setup: info: waiting for the lock held by pid 4242 on host "
       "other-container (fetching " +

@@ -78,21 +78,6 @@ void PackageBuildTest::cmake_doing_nothing() {
   env["PATH"] = path_with(cmake_stand_in(dir.path() / "bin-nothing", "exit 0"));
 }
 
-std::vector<std::string> PackageBuildTest::host_argv(const fs::path& cwd,
-                                                     const std::vector<std::string>& args) const {
-  std::vector<std::string> argv{"/usr/bin/env", "-C", cwd.string()};
-  for (const auto& [name, value] : env) {
-    if (value) {
-      argv.push_back(name + "=" + *value);
-    } else {
-      argv.insert(argv.begin() + 1, {"-u", name});
-    }
-  }
-  argv.push_back(ASCEND_SETUP_BINARY);
-  argv.insert(argv.end(), args.begin(), args.end());
-  return argv;
-}
-
 void PackageBuildTest::expect_no_partial_package(const std::string& url) const {
   if (!fs::exists(package_root)) {
     return;

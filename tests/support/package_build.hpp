@@ -38,12 +38,6 @@ class PackageBuildTest : public ExampleTreeTest {
   // compiled).
   void cmake_doing_nothing();
 
-  // The command line that runs the built binary in `cwd` with `env` and
-  // `args`, for BackgroundProcess (/usr/bin/env sets the environment: the
-  // process is the binary itself, with its pid).
-  std::vector<std::string> host_argv(const fs::path& cwd,
-                                     const std::vector<std::string>& args) const;
-
   // Non-hidden entries of the package root, symlinks aside: each must be a
   // whole package of `url`.
   void expect_no_partial_package(const std::string& url) const;

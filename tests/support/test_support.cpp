@@ -116,6 +116,72 @@ ascend_setup::ProcessResult run_host(const std::vector<std::string>& args, const
   return ascend_setup::run_process({argv, cwd, env, {}});
 }
 
+std::vector<std::string> host_command(const fs::path& cwd, const Env& env,
+                                      const std::vector<std::string>& args) {
+  std::vector<std::string> argv{"/usr/bin/env", "-C", cwd.string()};
+  for (const auto& [name, value] : env) {
+    if (value) {
+      argv.push_back(name + "=" + *value);
+    } else {
+      argv.insert(argv.begin() + 1, {"-u", name});
+    }
+  }
+  argv.push_back(ASCEND_SETUP_BINARY);
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
+std::map<std::string, std::string> make_npuir_stand_in(
+    const fs::path& tree, const fs::path& remotes, const fs::path& home,
+    const std::vector<std::string>& nested,
+    const std::function<std::string(const std::string&)>& nested_url,
+    const std::function<void(const std::string&, const fs::path&)>& fill) {
+  const Env git = git_env(home);
+  std::map<std::string, std::string> recorded;
+  std::string modules;
+  for (const std::string& name : nested) {
+    const fs::path remote = remotes / name;
+    write_file(remote / "CMakeLists.txt", "project(" + name + ")\n");
+    if (fill) {
+      fill(name, remote);
+    }
+    recorded[name] = make_git_repo(remote, home);
+    // A later commit: a fetch must end at the recorded one, not the tip.
+    write_file(remote / "later.txt", "later\n");
+    must_run({"git", "add", "-A"}, remote, git);
+    must_run({"git", "commit", "-q", "-m", "later"}, remote, git);
+    modules += "[submodule \"third-party/" + name + "\"]\n\tpath = third-party/" + name +
+               "\n\turl = " + nested_url(name) + "\n";
+  }
+  const fs::path npuir_remote = remotes / "AscendNPU-IR";
+  write_file(npuir_remote / "build-tools/build.sh",
+             read_file(fs::path(STAND_INS) / "npuir_build.sh"));
+  fs::permissions(npuir_remote / "build-tools/build.sh", fs::perms::owner_exec,
+                  fs::perm_options::add);
+  write_file(npuir_remote / ".gitmodules", modules);
+  make_git_repo(npuir_remote, home);
+  for (const std::string& name : nested) {
+    must_run({"git", "update-index", "--add", "--cacheinfo",
+              "160000," + recorded[name] + ",third-party/" + name},
+             npuir_remote, git);
+  }
+  must_run({"git", "commit", "-q", "-m", "nested repositories"}, npuir_remote, git);
+  const std::string npuir_head =
+      must_run({"git", "rev-parse", "HEAD"}, npuir_remote, git).substr(0, 40);
+
+  // The tree: its .gitmodules points the submodule at the local remote.
+  write_file(tree / ".gitmodules",
+             replace_once(read_file(tree / ".gitmodules"),
+                          "https://gitcode.com/Ascend/AscendNPU-IR.git", npuir_remote.string()));
+  make_git_repo(tree, home);
+  must_run({"git", "update-index", "--add", "--cacheinfo",
+            "160000," + npuir_head + ",third_party/ascend/AscendNPU-IR"},
+           tree, git);
+  must_run({"git", "commit", "-q", "-m", "AscendNPU-IR submodule"}, tree, git);
+  fs::create_directories(tree / "third_party/ascend/AscendNPU-IR");  // a clone's empty placeholder
+  return recorded;
+}
+
 nlohmann::ordered_json parse_json(const std::string& text) {
   try {
     return nlohmann::ordered_json::parse(text);

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -57,6 +58,12 @@ Env offline_env(const fs::path& home);
 ascend_setup::ProcessResult run_host(const std::vector<std::string>& args, const fs::path& cwd,
                                      const Env& env);
 
+// The command line that runs the built binary in `cwd` with `env` and `args`
+// as a process of its own (for BackgroundProcess): /usr/bin/env sets the
+// environment and execs the binary, so the process's pid is the binary's.
+std::vector<std::string> host_command(const fs::path& cwd, const Env& env,
+                                      const std::vector<std::string>& args);
+
 nlohmann::ordered_json parse_json(const std::string& text);
 
 // `text` with the first `from` replaced by `to`; a test failure when absent.
@@ -88,6 +95,21 @@ class ExampleTreeTest : public ::testing::Test {
   fs::path tree;
   Env env;
 };
+
+// The NPUIR tests' stand-in AscendNPU-IR, registered as the submodule
+// third_party/ascend/AscendNPU-IR of `tree` (made a git checkout here, its
+// .gitmodules pointed at the stand-in's local remote `remotes`/AscendNPU-IR):
+// build-tools/build.sh is tests/stand_ins/npuir_build.sh, and it records each
+// of `nested` under third-party/ at a commit that is not its remote's tip (a
+// later commit adds later.txt). Each nested remote is `remotes`/<name>;
+// `nested_url(name)` is the URL the stand-in's .gitmodules gives it, and
+// `fill(name, remote)` may add files before the recorded commit. Returns each
+// nested repository's recorded commit.
+std::map<std::string, std::string> make_npuir_stand_in(
+    const fs::path& tree, const fs::path& remotes, const fs::path& home,
+    const std::vector<std::string>& nested,
+    const std::function<std::string(const std::string&)>& nested_url,
+    const std::function<void(const std::string&, const fs::path&)>& fill = nullptr);
 
 // A git repository at `dir` holding a triton_dist package (nested
 // subpackages, .pyi files): the distributed part's stand-in remote. Returns
