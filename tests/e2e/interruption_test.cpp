@@ -734,6 +734,7 @@ TEST_F(InterruptionTest, StopDuringPackingLeavesNoWheelAndTheRerunCompilesNothin
         << run.err();
     run.signal(number);
     EXPECT_EQ(run.wait(), 128 + number) << run.err();
+    EXPECT_FALSE(contains(run.err(), "internal error")) << run.err();
     EXPECT_EQ(files_in(tree / "dist", ".whl").size(), 0u)
         << "the stop came after the packing (signal " << number << ")";
     // A handled stop removes the partial wheel; a SIGKILL leaves it hidden.
