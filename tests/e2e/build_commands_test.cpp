@@ -166,6 +166,46 @@ TEST_F(BuildCommandsTest, TupleConfigureCallAndCheckCallRestoredInEveryCase_Scri
       << result.err;
 }
 
+// Upstream's configure call made another way than subprocess.check_call (the
+// example's setup.py edited to use subprocess.run): the Ascend cmake arguments
+// cannot be added, so the build stops with exit 4 naming the patch point, at
+// the first `cmake --build` (nothing compiled) or, when the build calls go
+// around check_call too, when build_extension returns.
+TEST_F(BuildCommandsTest, ConfigureCallAroundCheckCallStopsWithExit4_ScriptedCmake) {
+  const fs::path calls = dir.path() / "scripted-cmake.log";
+  env["PATH"] = bare_path("echo \"$*\" >> '" + calls.string() +
+                          "'\n"
+                          "case \"$1\" in --version) echo 'cmake version 3.25.1' ;; esac");
+  const std::string setup = read_file(tree / "setup.py");
+  const std::string configure = "subprocess.check_call([\"cmake\", self.base_dir] + cmake_args,";
+  const std::string ran = "subprocess.run([\"cmake\", self.base_dir] + cmake_args, check=True,";
+  const std::string expected = "ascend-setup: error: upstream's CMakeBuild.build_extension ";
+  const std::string why =
+      " without a cmake configure call through subprocess.check_call, where the CMakeBuild "
+      "override adds the Ascend cmake arguments";
+
+  write_file(tree / "setup.py", replace_once(setup, configure, ran));
+  auto result = run_host({"build_ext"}, tree, env);
+  EXPECT_EQ(result.exit_code, ascend_setup::exit_code::upstream_mismatch) << result.err;
+  EXPECT_TRUE(contains(result.err, expected + "reached `cmake --build`" + why)) << result.err;
+  EXPECT_FALSE(contains(read_file(calls), "--build")) << "compiled without the Ascend arguments";
+  EXPECT_FALSE(contains(result.err, "Traceback")) << result.err;
+
+  std::string around = replace_once(setup, configure, ran);
+  for (const char* build_call :
+       {"subprocess.check_call([\"cmake\", \"--build\", \".\"] + build_args,",
+        "subprocess.check_call([\"cmake\", \"--build\", \".\", \"--target\", "
+        "\"mlir-doc\"],"}) {
+    around = replace_once(
+        around, build_call,
+        replace_once(build_call, "subprocess.check_call(", "subprocess.run(") + " check=True,");
+  }
+  write_file(tree / "setup.py", around);
+  result = run_host({"build_ext"}, tree, env);
+  EXPECT_EQ(result.exit_code, ascend_setup::exit_code::upstream_mismatch) << result.err;
+  EXPECT_TRUE(contains(result.err, expected + "returned" + why)) << result.err;
+}
+
 TEST_F(BuildCommandsTest, CoverageOnSetsEverythingAndOffRemovesLeftovers_RecordingCmake) {
   const auto profile =
       ascend_setup::parse_profile(ascend_setup::builtin_profile_text(), "built-in");

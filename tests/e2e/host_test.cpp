@@ -265,6 +265,20 @@ TEST_F(HostTest, TreeWithoutSetupPy) {
   EXPECT_TRUE(contains(result.err, "does not exist"));
 }
 
+// -C names what is wrong with the path: a file is not a directory (it once
+// said "does not exist"), and a path through a file does not exist.
+TEST_F(HostTest, SourceDirThatIsAFileSaysSo) {
+  ProcessResult result = run_host({"-C", (tree / "setup.py").string(), "--name"}, dir.path(), env);
+  EXPECT_EQ(result.exit_code, code::bad_input);
+  EXPECT_TRUE(contains(result.err,
+                       "source directory " + (tree / "setup.py").string() + " is not a directory"))
+      << result.err;
+  EXPECT_FALSE(contains(result.err, "does not exist")) << result.err;
+  result = run_host({"-C", (tree / "setup.py" / "sub").string(), "--name"}, dir.path(), env);
+  EXPECT_EQ(result.exit_code, code::bad_input);
+  EXPECT_TRUE(contains(result.err, "does not exist: a part of its path is a file")) << result.err;
+}
+
 TEST_F(HostTest, SourceDirOptionRunsFromTheTreeRoot) {
   const ProcessResult result = run_host({"-C", tree.string(), "--name"}, dir.path(), env);
   EXPECT_EQ(result.exit_code, 0) << result.err;

@@ -23,6 +23,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -163,6 +164,89 @@ bool process_gone(pid_t pid) {
   }
   const auto close = text.rfind(')');
   return close != std::string::npos && text.size() > close + 2 && text[close + 2] == 'Z';
+}
+
+// Waits until `ready()` holds or the run ended, two minutes at most (a guard
+// against a hang, not a timing check); true when ready.
+bool wait_until(BackgroundRun& run, const std::function<bool()>& ready) {
+  for (int i = 0; i < 2400; ++i) {
+    if (ready()) {
+      return true;
+    }
+    if (run.wait_at_most(std::chrono::seconds(0))) {
+      return ready();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+// The pid a stand-in wrote into `file` (written whole: a rename), 0 before.
+pid_t pid_in(const fs::path& file) {
+  std::ifstream in(file);
+  pid_t pid = 0;
+  return in >> pid ? pid : 0;
+}
+
+// What a SIGKILLed run leaves running (a cmake, its ninja and compilers, an
+// auditwheel: each call its own process group): the group of `pid`, ended.
+void end_group_of(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (pid <= 0 || !std::getline(stat, text)) {
+    return;
+  }
+  std::istringstream fields(text.substr(text.rfind(')') + 2));
+  char state = 0;
+  pid_t parent = 0;
+  pid_t group = 0;
+  if (fields >> state >> parent >> group && group > 1 && group != ::getpgrp()) {
+    ::kill(-group, SIGKILL);
+  }
+  for (int i = 0; i < 200 && !process_gone(pid); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+// A shell line that writes its own pid into $`variable` whole (then execs on).
+std::string write_own_pid(const std::string& variable) {
+  return "echo $$ > \"$" + variable + ".tmp\" && mv \"$" + variable + ".tmp\" \"$" + variable +
+         "\"";
+}
+
+// The outputs ninja's log in `build_dir` records as built (finished commands).
+std::map<std::string, long long> logged_outputs(const fs::path& build_dir) {
+  std::map<std::string, long long> outputs;
+  std::istringstream log(read_file(build_dir / ".ninja_log"));
+  for (std::string line; std::getline(log, line);) {
+    std::istringstream fields(line);
+    std::string start, end, mtime, output;
+    if (line.rfind('#', 0) != 0 && fields >> start >> end >> mtime >> output &&
+        output.ends_with(".o")) {
+      outputs[output] = mtime_ns(build_dir / output);
+    }
+  }
+  return outputs;
+}
+
+// The build summary's count of compiled objects, -1 without a summary.
+int objects_compiled(const std::string& err) {
+  const std::string marker = "build summary: ";
+  const auto at = err.find(marker);
+  return at == std::string::npos ? -1 : std::atoi(err.c_str() + at + marker.size());
+}
+
+// Hidden files and directories ascend-setup stages in `dist` (a partial wheel,
+// a repair's scratch directory).
+std::vector<std::string> staged_in(const fs::path& dist) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dist, ec)) {
+    if (entry.path().filename().string().find(".ascend-setup-") != std::string::npos) {
+      found.push_back(entry.path().filename().string());
+    }
+  }
+  return found;
 }
 
 class InterruptionTest : public ExampleTreeTest {
@@ -508,6 +592,212 @@ TEST_F(InterruptionTest, StopDuringCmakeBuildLeavesNoChildRunningWithStandInComp
     for (pid_t pid = 0; pids >> pid;) {
       EXPECT_TRUE(process_gone(pid)) << "pid " << pid << " still runs after signal " << number;
     }
+  }
+}
+
+// The phases of a build stopped midway by SIGINT (handled) and by SIGKILL
+// (not: what the run started is ended by the test), each followed by a rerun
+// that redoes only what doc/stopping.md's table says.
+
+// Configure (cmake without --build): a project include makes it hang. The
+// patches were finished before it: the tree stays patched, the rerun writes
+// no source file and configures again.
+TEST_F(InterruptionTest, StopDuringConfigureKeepsThePatchesAndTheRerunConfiguresAgain) {
+  const fs::path hang = dir.path() / "hang.sh";
+  write_file(hang, "#!/bin/sh\n" + write_own_pid("HANG_IN_CONFIGURE") + " && exec sleep 600\n");
+  fs::permissions(hang, fs::perms(0755));
+  const fs::path hook = dir.path() / "hang-in-configure.cmake";
+  write_file(hook, "if(DEFINED ENV{HANG_IN_CONFIGURE})\n  execute_process(COMMAND " +
+                       hang.string() + ")\nendif()\n");
+  env["TRITON_APPEND_CMAKE_ARGS"] = "-DCMAKE_PROJECT_INCLUDE=" + hook.string();
+  env["PATH"] = path_with_stand_ins();
+  env["MAX_JOBS"] = "2";
+  for (const int number : {SIGINT, SIGKILL}) {
+    const fs::path hung = dir.path() / ("configuring-" + std::to_string(number));
+    Env hanging = env;
+    hanging["HANG_IN_CONFIGURE"] = hung.string();
+    BackgroundRun run({"bdist_wheel"}, tree, hanging,
+                      dir.path() / ("configure-" + std::to_string(number)));
+    ASSERT_TRUE(wait_until(run, [&] { return pid_in(hung) > 0; })) << run.err();
+    const auto sources = source_mtimes(tree);
+    run.signal(number);
+    EXPECT_EQ(run.wait(), 128 + number) << run.err();
+    end_group_of(pid_in(hung));
+    EXPECT_TRUE(process_gone(pid_in(hung))) << "signal " << number;
+    EXPECT_EQ(tree_state(tree), patched) << "signal " << number;
+    EXPECT_EQ(strays(tree, tmpdir), std::vector<std::string>{});
+    EXPECT_EQ(files_in(tree / "dist", ".whl").size(), 0u);
+
+    const fs::path calls = dir.path() / ("cmake-calls-" + std::to_string(number));
+    const auto again = host({"bdist_wheel"}, {{"CMAKE_CALL_LOG", calls.string()}});
+    ASSERT_EQ(again.exit_code, 0) << again.err;
+    EXPECT_TRUE(contains(again.err, "up to date, no file touched")) << again.err;
+    EXPECT_EQ(source_mtimes(tree), sources) << "the rerun wrote a source file";
+    const auto configures = read_cmake_calls(calls);
+    EXPECT_EQ(std::count_if(configures.begin(), configures.end(),
+                            [](const CmakeCall& call) { return call.is_configure(); }),
+              1);
+    EXPECT_EQ(files_in(tree / "dist", ".whl").size(), 1u);
+    fs::remove_all(tree / "dist");
+  }
+}
+
+// Compile: a compiler launcher hangs on python/src/ir.cc while the other
+// objects compile. What ninja finished before the stop is kept; the rerun
+// compiles the rest (ir.cc among them) and writes no source file.
+TEST_F(InterruptionTest, StopDuringCompileKeepsFinishedObjectsAndTheRerunCompilesTheRest) {
+  const fs::path launcher = dir.path() / "hang-on-ir-launcher";
+  write_file(launcher,
+             "#!/bin/sh\ncase \"$*\" in\n  *python/src/ir.cc*)\n"
+             "    if [ -n \"$HANG_IN_COMPILE\" ]; then " +
+                 write_own_pid("HANG_IN_COMPILE") + "; exec sleep 600; fi ;;\nesac\nexec \"$@\"\n");
+  fs::permissions(launcher, fs::perms(0755));
+  env["TRITON_APPEND_CMAKE_ARGS"] =
+      "-DTRITON_BUILD_WITH_CCACHE=OFF -DCMAKE_CXX_COMPILER_LAUNCHER=" + launcher.string();
+  env["MAX_JOBS"] = "2";
+  for (const int number : {SIGINT, SIGKILL}) {
+    std::error_code none;
+    for (const auto& entry : fs::directory_iterator(tree / "build", none)) {
+      if (entry.path().filename().string().rfind("cmake.", 0) == 0) {
+        fs::remove_all(entry.path());  // every object to compile again
+      }
+    }
+    const fs::path hung = dir.path() / ("compiling-" + std::to_string(number));
+    Env hanging = env;
+    hanging["HANG_IN_COMPILE"] = hung.string();
+    BackgroundRun run({"bdist_wheel"}, tree, hanging,
+                      dir.path() / ("compile-" + std::to_string(number)));
+    fs::path build_dir;
+    ASSERT_TRUE(wait_until(run, [&] {
+      std::error_code absent;
+      for (const auto& entry : fs::directory_iterator(tree / "build", absent)) {
+        if (entry.path().filename().string().rfind("cmake.", 0) == 0) {
+          build_dir = entry.path();
+        }
+      }
+      return pid_in(hung) > 0 && !build_dir.empty() && fs::exists(build_dir / ".ninja_log") &&
+             !logged_outputs(build_dir).empty();
+    })) << run.err();
+    const auto sources = source_mtimes(tree);
+    run.signal(number);
+    EXPECT_EQ(run.wait(), 128 + number) << run.err();
+    end_group_of(pid_in(hung));
+    EXPECT_TRUE(process_gone(pid_in(hung))) << "signal " << number;
+    EXPECT_EQ(tree_state(tree), patched);
+    const auto finished = logged_outputs(build_dir);
+    ASSERT_FALSE(finished.empty());
+    EXPECT_EQ(finished.count("CMakeFiles/triton.dir/python/src/ir.cc.o"), 0u);
+
+    const auto again = host({"bdist_wheel"});
+    ASSERT_EQ(again.exit_code, 0) << again.err;
+    EXPECT_TRUE(contains(again.err, "up to date, no file touched")) << again.err;
+    EXPECT_EQ(source_mtimes(tree), sources) << "the rerun wrote a source file";
+    const auto built = logged_outputs(build_dir);
+    for (const auto& [output, time] : finished) {
+      EXPECT_EQ(built.at(output), time)
+          << output << " was compiled again (signal " << number << ")";
+    }
+    EXPECT_EQ(built.count("CMakeFiles/triton.dir/python/src/ir.cc.o"), 1u);
+    EXPECT_EQ(objects_compiled(again.err), static_cast<int>(built.size() - finished.size()))
+        << again.err;
+  }
+}
+
+// Packing: a 256 MiB file of random bytes in the extension's directory keeps
+// the native writer busy. The stop leaves no wheel (a SIGKILL: at most a
+// hidden partial one, removed by the rerun); the rerun packs, compiles nothing.
+TEST_F(InterruptionTest, StopDuringPackingLeavesNoWheelAndTheRerunCompilesNothing) {
+  env["MAX_JOBS"] = "2";
+  const std::string lib_dir =
+      must_run({SYSTEM_PYTHON, "-c",
+                "import sys, sysconfig\n"
+                "print(f'lib.{sysconfig.get_platform()}-{sys.implementation.cache_tag}', end='')"},
+               dir.path());
+  const fs::path big = tree / "build" / lib_dir / "triton/_C/libbig.so";
+  fs::create_directories(big.parent_path());
+  {
+    std::ofstream out(big, std::ios::binary);
+    std::mt19937_64 random(24);
+    std::vector<std::uint64_t> block(1 << 17);
+    for (int i = 0; i < 256; ++i) {
+      for (auto& word : block) {
+        word = random();
+      }
+      out.write(reinterpret_cast<const char*>(block.data()),
+                static_cast<std::streamsize>(block.size() * sizeof(block[0])));
+    }
+  }
+  ASSERT_EQ(fs::file_size(big), 256u << 20);
+  for (const int number : {SIGINT, SIGKILL}) {
+    BackgroundRun run({"bdist_wheel"}, tree, env, dir.path() / ("pack-" + std::to_string(number)));
+    ASSERT_TRUE(wait_until(run, [&] { return contains(run.err(), "(native writer)"); }))
+        << run.err();
+    run.signal(number);
+    EXPECT_EQ(run.wait(), 128 + number) << run.err();
+    EXPECT_FALSE(contains(run.err(), "internal error")) << run.err();
+    EXPECT_EQ(files_in(tree / "dist", ".whl").size(), 0u)
+        << "the stop came after the packing (signal " << number << ")";
+    // A handled stop removes the partial wheel; a SIGKILL leaves it hidden.
+    EXPECT_EQ(staged_in(tree / "dist").size(), number == SIGKILL ? 1u : 0u)
+        << "signal " << number << "\n"
+        << run.err().substr(run.err().size() > 1500 ? run.err().size() - 1500 : 0);
+    EXPECT_EQ(tree_state(tree), patched);
+
+    const auto again = host({"bdist_wheel"});
+    ASSERT_EQ(again.exit_code, 0) << again.err;
+    EXPECT_EQ(objects_compiled(again.err), 0) << again.err;
+    EXPECT_EQ(files_in(tree / "dist", ".whl").size(), 1u);
+    EXPECT_EQ(staged_in(tree / "dist"), std::vector<std::string>{}) << "signal " << number;
+    fs::remove_all(tree / "dist");
+  }
+}
+
+// Repair: the auditwheel stand-in hangs after writing part of the repaired
+// wheel. The stop leaves the built wheel whole and no partial repaired one in
+// dist/ (a SIGKILL: at most the hidden scratch directory, removed by the
+// rerun); the rerun compiles nothing, packs again and repairs.
+TEST_F(InterruptionTest,
+       StopDuringRepairKeepsTheBuiltWheelAndTheRerunCompilesNothing_AuditwheelStandIn) {
+  env["MAX_JOBS"] = "2";
+  env["PATH"] = path_with_stand_ins();
+  env["IS_MANYLINUX"] = "1";
+  for (const int number : {SIGINT, SIGKILL}) {
+    const fs::path hung = dir.path() / ("repairing-" + std::to_string(number));
+    Env hanging = env;
+    hanging["AUDITWHEEL_STAND_IN_HANG"] = hung.string();
+    const auto previous = files_in(tree / "dist", ".whl");
+    const std::string previous_bytes = previous.empty() ? "" : read_file(previous[0]);
+    BackgroundRun run({"bdist_wheel"}, tree, hanging,
+                      dir.path() / ("repair-" + std::to_string(number)));
+    ASSERT_TRUE(wait_until(run, [&] { return pid_in(hung) > 0; })) << run.err();
+    run.signal(number);
+    EXPECT_EQ(run.wait(), 128 + number) << run.err();
+    end_group_of(pid_in(hung));
+    EXPECT_TRUE(process_gone(pid_in(hung))) << "signal " << number;
+    std::vector<fs::path> built;
+    for (const auto& wheel : files_in(tree / "dist", ".whl")) {
+      if (contains(wheel.filename().string(), "-linux_")) {
+        built.push_back(wheel);
+      }
+    }
+    ASSERT_EQ(built.size(), 1u) << "the built wheel stays for the repair";
+    must_run({SYSTEM_PYTHON, "-m", "zipfile", "-t", built[0].string()}, dir.path());
+    EXPECT_EQ(files_in(tree / "dist", ".whl").size(), previous.size() + 1)
+        << "a repaired wheel appeared";
+    if (!previous.empty()) {
+      EXPECT_EQ(read_file(previous[0]), previous_bytes) << "the previous repaired wheel changed";
+    }
+    if (number == SIGINT) {
+      EXPECT_EQ(staged_in(tree / "dist"), std::vector<std::string>{});
+    }
+
+    const auto again = host({"bdist_wheel"});
+    ASSERT_EQ(again.exit_code, 0) << again.err;
+    EXPECT_EQ(objects_compiled(again.err), 0) << again.err;
+    const auto wheels = files_in(tree / "dist", ".whl");
+    ASSERT_EQ(wheels.size(), 1u);
+    EXPECT_TRUE(contains(wheels[0].filename().string(), "manylinux")) << wheels[0];
+    EXPECT_EQ(staged_in(tree / "dist"), std::vector<std::string>{}) << "signal " << number;
   }
 }
 

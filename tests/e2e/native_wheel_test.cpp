@@ -197,6 +197,33 @@ TEST_F(NativeWheelTest, AWriteRefusedOrKilledMidwayLeavesNoNewWheel_FailNthWrite
   EXPECT_EQ(files_in(tree / "dist", ".whl").size(), 1u);
 }
 
+// The writer's deflate threads are the CPUs the compiles are sized by: a
+// cgroup (a fake one, ASCEND_SETUP_CGROUP_ROOT) with a quota of 1.5 CPUs
+// gives 1 thread on this machine, whatever its cores; packing and the
+// re-zip of auditwheel's output alike.
+TEST_F(NativeWheelTest, DeflateThreadsAreTheCgroupsCpus_AuditwheelStandIn) {
+  const fs::path cgroup = dir.path() / "cgroup";
+  write_file(cgroup / "cgroup.controllers", "cpu memory\n");
+  write_file(cgroup / "cpu.max", "150000 100000\n");
+  env["ASCEND_SETUP_CGROUP_ROOT"] = cgroup.string();
+  env["ASCEND_SETUP_LOG_LEVEL"] = "debug";
+  const auto packed = build();
+  ASSERT_EQ(packed.exit_code, 0) << packed.err;
+  EXPECT_TRUE(contains(packed.err,
+                       "wheel: deflating on 1 thread (1.5 CPUs: cgroup v2 cpu.max "
+                       "150000/100000 = 1.5 CPUs)"))
+      << packed.err;
+  EXPECT_TRUE(contains(packed.err, "reused from the previous wheel, 1 deflate thread ("))
+      << packed.err;
+
+  env["PATH"] = path_with_stand_ins();
+  env["IS_MANYLINUX"] = "1";
+  const auto repaired = build();
+  ASSERT_EQ(repaired.exit_code, 0) << repaired.err;
+  EXPECT_TRUE(contains(repaired.err, "auditwheel's output deflated: ")) << repaired.err;
+  EXPECT_TRUE(contains(repaired.err, " reused, 1 deflate thread\n")) << repaired.err;
+}
+
 // IS_MANYLINUX on with an auditwheel that takes a compression level (6.1+):
 // the wheel it reads is stored, it writes level 0, the native writer deflates
 // its output (reusing the previous repaired wheel's unchanged entries); an

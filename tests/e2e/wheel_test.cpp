@@ -209,12 +209,12 @@ TEST(Wheel, ManylinuxRepairCases_AuditwheelStandIn) {
   EXPECT_NE(build.out.find(wheels[0].string() + "\n"), std::string::npos) << build.out;
   // Asked whether it takes a compression level, then repaired at level 0 into
   // a scratch directory (the native writer deflates its output into dist).
-  EXPECT_EQ(read_file(log).rfind("repair --help\n-v repair --plat manylinux_2_27_" + m +
-                                     " --plat manylinux_2_28_" + m +
-                                     " --zip-compression-level 0 -w " + dist.string() +
-                                     "/.ascend-setup-repair-",
-                                 0),
-            0u)
+  EXPECT_EQ(
+      read_file(log).rfind("repair --help\n-v repair --plat manylinux_2_27_" + m +
+                               " --plat manylinux_2_28_" + m + " --zip-compression-level 0 -w " +
+                               dist.string() + "/.auditwheel.ascend-setup-repair-",
+                           0),
+      0u)
       << read_file(log);
   EXPECT_EQ(std::distance(fs::directory_iterator(dist), fs::directory_iterator()), 1)
       << "no scratch directory left";

@@ -1,5 +1,6 @@
-// LD_PRELOAD stand-in for a disk that gives out midway: the Nth write() (N =
-// $FAIL_WRITE_NTH, counted from 1) to a file whose path contains
+// LD_PRELOAD stand-in for a disk that gives out midway: the Nth write() or
+// pwrite() (N = $FAIL_WRITE_NTH, counted from 1, both counted together) to a
+// file whose path contains
 // $FAIL_WRITE_MATCH fails with EIO, or, when $FAIL_WRITE_KILL is set, the
 // process dies of SIGKILL right there (a power loss). Each process counts
 // its own writes; other writes pass through untouched.
@@ -28,21 +29,40 @@ bool matches(int fd, const char* match) {
   return std::strstr(target, match) != nullptr;
 }
 
+// True when this write is the one to fail (after a SIGKILL when asked).
+bool strikes(int fd) {
+  static int seen = 0;
+  const char* match = std::getenv("FAIL_WRITE_MATCH");
+  const char* nth = std::getenv("FAIL_WRITE_NTH");
+  if (match == nullptr || nth == nullptr || !matches(fd, match) || ++seen != std::atoi(nth)) {
+    return false;
+  }
+  if (std::getenv("FAIL_WRITE_KILL") != nullptr) {
+    ::kill(::getpid(), SIGKILL);
+  }
+  errno = EIO;
+  return true;
+}
+
+using PwriteFunction = ssize_t (*)(int, const void*, size_t, off_t);
+
 }  // namespace
 
 // Exported although the project builds with hidden visibility.
 extern "C" __attribute__((visibility("default"))) ssize_t write(int fd, const void* buffer,
                                                                 size_t count) {
   static const auto real = reinterpret_cast<WriteFunction>(dlsym(RTLD_NEXT, "write"));
-  static int seen = 0;
-  const char* match = std::getenv("FAIL_WRITE_MATCH");
-  const char* nth = std::getenv("FAIL_WRITE_NTH");
-  if (match != nullptr && nth != nullptr && matches(fd, match) && ++seen == std::atoi(nth)) {
-    if (std::getenv("FAIL_WRITE_KILL") != nullptr) {
-      ::kill(::getpid(), SIGKILL);
-    }
-    errno = EIO;
-    return -1;
-  }
-  return real(fd, buffer, count);
+  return strikes(fd) ? -1 : real(fd, buffer, count);
+}
+
+extern "C" __attribute__((visibility("default"))) ssize_t pwrite(int fd, const void* buffer,
+                                                                 size_t count, off_t offset) {
+  static const auto real = reinterpret_cast<PwriteFunction>(dlsym(RTLD_NEXT, "pwrite"));
+  return strikes(fd) ? -1 : real(fd, buffer, count, offset);
+}
+
+extern "C" __attribute__((visibility("default"))) ssize_t pwrite64(int fd, const void* buffer,
+                                                                   size_t count, off_t offset) {
+  static const auto real = reinterpret_cast<PwriteFunction>(dlsym(RTLD_NEXT, "pwrite64"));
+  return strikes(fd) ? -1 : real(fd, buffer, count, offset);
 }

@@ -189,6 +189,31 @@ TEST(WheelWriter, TheSameInputWithSourceDateEpochGivesAByteIdenticalWheel) {
               read_file(dir.path() / "two" / wheel_name));
 }
 
+// The deflate runs on the threads the caller gives (the build's CPU figure,
+// never the host's core count; 0 counts as 1), and their number does not
+// change a byte of the wheel.
+TEST(WheelWriter, TheCallersThreadFigureIsWhatRunsAndDoesNotChangeTheBytes) {
+  TempDir dir;
+  const fs::path base = make_bdist(dir.path());
+  write_file(base / "demo" / "big.bin", compressible(5 * deflate_chunk_size + 7, 7));
+  std::string first;
+  for (const unsigned threads : {1u, 3u, 0u}) {
+    WheelWriteOptions options;
+    options.wheel = dir.path() / std::to_string(threads) / wheel_name;
+    options.base_dir = base;
+    options.source_date_epoch = 1600000000;
+    options.threads = threads;
+    const WheelWriteStats stats = write_wheel(options);
+    EXPECT_EQ(stats.threads, std::max(1u, threads));
+    const std::string bytes = read_file(options.wheel);
+    if (first.empty()) {
+      first = bytes;
+    }
+    EXPECT_TRUE(bytes == first) << threads << " threads";
+  }
+  EXPECT_EQ(ParallelDeflater(2, 6).threads(), 2u);
+}
+
 TEST(WheelWriter, UnchangedEntriesAreCopiedFromThePreviousWheelChangedOnesCompressed) {
   TempDir dir;
   const fs::path base = make_bdist(dir.path());

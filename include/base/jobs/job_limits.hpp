@@ -38,6 +38,8 @@ struct JobLimits {
   std::string memory_source;
   int compile_jobs = 1;
   int link_jobs = 1;
+  // A pool of CPU-bound threads (the wheel's deflate): floor(CPUs), at least 1.
+  unsigned threads() const;
   std::string compile_reason() const;  // "min(2 CPUs (...), 5.0 GiB (...) / 2.5 GiB) = 2"
   std::string link_reason() const;
 };

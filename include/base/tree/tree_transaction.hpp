@@ -1,7 +1,10 @@
 // Writes a set of files into a source tree all or nothing:
 //  1. stage() notes each file's new content, or its removal. A symlinked file
 //     is written through the link when the target lies inside the tree and
-//     refused (Error) when it lies outside; the link stays a link.
+//     refused (Error) when it lies outside; the link stays a link. So is
+//     every directory on the file's way below the tree root: a symlinked
+//     directory leading inside the tree is followed, one leading outside is
+//     refused (Error naming the file and the link) before anything is written.
 //  2. write() first saves the old state of every file (bytes and mode,
 //     "absent", or a link's target) and a journal naming them and the
 //     temporaries, synced to disk, under `journal_dir`; only then it replaces

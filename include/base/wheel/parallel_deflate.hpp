@@ -1,4 +1,5 @@
-// Raw DEFLATE of a byte range of a file on every core, streamed: the range is
+// Raw DEFLATE of a byte range of a file on the threads the caller gives
+// (the CPUs the build has: base/jobs/job_limits.hpp's figure), streamed: the range is
 // read in 1 MiB chunks, each compressed on its own by libdeflate (whole-
 // buffer, its ratio at level 6 is zlib's -6 or better), and the chunks are
 // joined into one stream: every chunk but the last has its final-block bit
@@ -31,7 +32,8 @@ std::string deflate_chunk(std::string_view input, bool last, int level);
 
 class ParallelDeflater {
  public:
-  // threads 0: one per core.
+  // `threads` workers (0 counts as 1): the caller's CPU figure, never the
+  // host's core count (a pod sees all of the host's cores).
   ParallelDeflater(unsigned threads, int level);
   ParallelDeflater(const ParallelDeflater&) = delete;
   ParallelDeflater& operator=(const ParallelDeflater&) = delete;

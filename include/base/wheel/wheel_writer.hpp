@@ -13,8 +13,13 @@
 // RECORD hash and CRC-32 equal those of the previous wheel's entry of the
 // same method, its compressed bytes are copied from there instead of being
 // compressed again, after they were checked to inflate to that CRC and size.
-// The wheel is written to "<dir>/.<name>.part-<pid>" and renamed over the
-// target; on any failure or stop the partial file is removed.
+// The wheel is written beside the target (StagedReplacement "part":
+// "<dir>/.<name>.ascend-setup-part-<pid>") and put in its place; on any
+// failure or stop the partial file is removed and the previous wheel stays
+// whole. A failed write names the wheel; a full disk says so with about what
+// the wheel needs (its entries' sizes when stored, else the previous wheel's
+// size). The compression runs on options.threads workers, which the caller
+// sizes by the CPUs the build has.
 #pragma once
 
 #include "base/wheel/zip_format.hpp"
@@ -31,7 +36,7 @@ struct WheelWriteOptions {
   std::filesystem::path base_dir;  // write_files(): the bdist directory
   uint16_t method = zip_deflated;  // or zip_stored
   int level = 6;                   // libdeflate level
-  unsigned threads = 0;            // 0: one per core
+  unsigned threads = 1;            // deflate workers: the caller's CPU figure
   std::optional<int64_t> source_date_epoch;
   // Where unchanged entries may come from (normally the target itself).
   std::optional<std::filesystem::path> previous;
@@ -44,6 +49,7 @@ struct WheelWriteStats {
   uint64_t input_bytes = 0;
   uint64_t reused_bytes = 0;  // uncompressed bytes of the reused entries
   uint64_t wheel_size = 0;
+  unsigned threads = 0;  // deflate workers the writer ran
 };
 
 // "<name>-<version>.dist-info/RECORD" for a wheel file name; Error for a

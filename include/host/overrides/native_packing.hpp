@@ -29,6 +29,11 @@ namespace ascend_setup {
 // whole number (the wheel package's int() would raise).
 std::optional<int64_t> source_date_epoch();
 
+// The wheel writer's deflate threads: the CPUs the compiles are sized by
+// (base/jobs/job_limits.hpp: the affinity mask cut by the cgroup's CPU
+// quota), said on the debug log.
+unsigned packing_threads();
+
 class NativePacking {
  public:
   // `stored`: write the entries stored (not deflated): the wheel is repaired

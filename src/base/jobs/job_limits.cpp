@@ -230,6 +230,10 @@ JobLimits compute_job_limits(const MachineView& view) {
   return limits;
 }
 
+unsigned JobLimits::threads() const {
+  return static_cast<unsigned>(std::clamp(std::floor(cpus), 1.0, 4096.0));
+}
+
 std::string JobLimits::compile_reason() const {
   return fmt::format("min({} ({}), {} ({}) / 2.5 GiB a job) = {}", cpus_text(cpus), cpu_source,
                      human_bytes(double(memory)), memory_source, compile_jobs);

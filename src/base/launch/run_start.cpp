@@ -6,9 +6,14 @@
 #include "base/tree/patch_engine.hpp"
 #include "base/util/error.hpp"
 #include "base/util/machine_output.hpp"
+#include "base/util/system_error.hpp"
 
 #include <spdlog/spdlog.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
 #include <sstream>
 
@@ -22,9 +27,27 @@ namespace {
 SourceTree enter_source_tree(const HostOptions& options) {
   SourceTree tree;
   std::error_code ec;
+  // What is true of the path: absent, not a directory, or not readable.
+  const std::string named = "source directory " + options.source_dir.string();
+  struct stat info {};
+  if (::stat(options.source_dir.c_str(), &info) != 0) {
+    if (errno == ENOENT) {
+      throw Error(named + " does not exist");
+    }
+    if (errno == ENOTDIR) {
+      throw Error(named + " does not exist: a part of its path is a file, not a directory");
+    }
+    throw system_error("read the source directory", options.source_dir, errno);
+  }
+  if (!S_ISDIR(info.st_mode)) {
+    throw Error(named + " is not a directory (-C takes the directory of the tree)");
+  }
+  if (::access(options.source_dir.c_str(), R_OK | X_OK) != 0) {
+    throw system_error("read the source directory", options.source_dir, errno);
+  }
   tree.root = std::filesystem::weakly_canonical(std::filesystem::absolute(options.source_dir), ec);
-  if (ec || !std::filesystem::is_directory(tree.root)) {
-    throw Error("source directory " + options.source_dir.string() + " does not exist");
+  if (ec) {
+    throw system_error("read the source directory", options.source_dir, ec.value());
   }
   if (options.setup_py) {
     tree.setup_py = std::filesystem::absolute(*options.setup_py);

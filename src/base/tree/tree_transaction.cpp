@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cerrno>
+#include <iterator>
 
 namespace fs = std::filesystem;
 
@@ -101,6 +102,35 @@ fs::path resolve_inside(const fs::path& root, fs::path path) {
     return {};
   }
   return resolved;
+}
+
+// `file` (tree-relative) below `root` with each directory on its way that is
+// a symlink resolved: one leading inside the tree is followed, one leading
+// outside is refused (Error naming the file and the link), so that nothing is
+// written through it. The last component is left to the caller.
+fs::path through_directories(const fs::path& root, const std::string& file) {
+  const fs::path relative = fs::path(file).relative_path();
+  fs::path current = root;
+  fs::path walked;
+  for (auto part = relative.begin(); part != relative.end(); ++part) {
+    if (std::next(part) == relative.end()) {
+      return current / *part;
+    }
+    current /= *part;
+    walked /= *part;
+    std::error_code ec;
+    if (!fs::is_symlink(current, ec)) {
+      continue;
+    }
+    const fs::path inside = resolve_inside(root, current);
+    if (inside.empty()) {
+      throw Error(file + ": its directory " + walked.string() + " is a symlink to " +
+                  fs::weakly_canonical(current, ec).string() + ", outside the tree " +
+                  root.string() + ": ascend-setup does not write through it; nothing was written");
+    }
+    current = inside;
+  }
+  return current;
 }
 
 nlohmann::json to_json(const TreeTransaction::Entry& entry, size_t index) {
@@ -213,8 +243,8 @@ void TreeTransaction::stage(const std::string& file, std::optional<std::string> 
   entry.file = file;
   entry.content = std::move(content);
   entry.new_mode = new_file_mode;
-  const fs::path in_tree = tree_root_ / file;
   std::error_code ec;
+  const fs::path in_tree = through_directories(tree_root_, file);
   if (fs::is_symlink(in_tree, ec) && entry.content) {
     entry.path = resolve_inside(tree_root_, in_tree);
     if (entry.path.empty()) {

@@ -109,9 +109,7 @@ std::string deflate_chunk(std::string_view input, bool last, int level) {
 }
 
 ParallelDeflater::ParallelDeflater(unsigned threads, int level) : level_(level) {
-  if (threads == 0) {
-    threads = std::max(1u, std::thread::hardware_concurrency());
-  }
+  threads = std::max(1u, threads);
   for (unsigned i = 0; i < threads; ++i) {
     workers_.emplace_back([this] { work(); });
   }

@@ -55,10 +55,13 @@ class Fd {
 };
 
 // The partial wheel: buffered writes, headers patched in place, put in place
-// of the target by commit(), removed otherwise.
+// of the target by commit(), removed otherwise. Every write is positional; a
+// failed one names the wheel (a full disk with what the wheel needs, when the
+// caller said it).
 class PartFile {
  public:
-  explicit PartFile(const fs::path& target) : staging_(target, "part"), path_(staging_.staged()) {
+  explicit PartFile(const fs::path& target)
+      : staging_(target, "part"), path_(staging_.staged()), target_(target) {
     fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd_ < 0) {
       throw system_error("create", path_, errno);
@@ -72,6 +75,8 @@ class PartFile {
     }
   }
 
+  // About how large the wheel will be, for the message of a full disk.
+  void expect(std::optional<uint64_t> size) { expected_ = size; }
   uint64_t position() const { return position_; }
   void write(std::string_view bytes) {
     buffer_.append(bytes);
@@ -81,29 +86,17 @@ class PartFile {
     }
   }
   void flush() {
-    write_fully(fd_, buffer_, path_);
+    write_at_offset(position_ - buffer_.size(), buffer_);
     buffer_.clear();
   }
   void write_at(uint64_t offset, std::string_view bytes) {
     flush();
-    size_t done = 0;
-    while (done < bytes.size()) {
-      const ssize_t n = ::pwrite(fd_, bytes.data() + done, bytes.size() - done,
-                                 static_cast<off_t>(offset + done));
-      if (n < 0 && errno == EINTR) {
-        continue;
-      }
-      if (n <= 0) {
-        throw system_error("write", path_, errno);
-      }
-      done += static_cast<size_t>(n);
-    }
+    write_at_offset(offset, bytes);
   }
   // Drops everything after `offset` (an entry given up midway).
   void truncate(uint64_t offset) {
     flush();
-    if (::ftruncate(fd_, static_cast<off_t>(offset)) != 0 ||
-        ::lseek(fd_, static_cast<off_t>(offset), SEEK_SET) < 0) {
+    if (::ftruncate(fd_, static_cast<off_t>(offset)) != 0) {
       throw system_error("truncate", path_, errno);
     }
     position_ = offset;
@@ -112,12 +105,12 @@ class PartFile {
   void copy_from(int source, uint64_t offset, uint64_t length, const fs::path& source_path) {
     flush();
     loff_t in = static_cast<loff_t>(offset);
+    loff_t out = static_cast<loff_t>(position_);
     uint64_t left = length;
     while (left > 0) {
       throw_if_stopped();
-      const ssize_t n =
-          ::copy_file_range(source, &in, fd_, nullptr,
-                            static_cast<size_t>(std::min<uint64_t>(left, 64 * io_block)), 0);
+      const ssize_t n = ::copy_file_range(
+          source, &in, fd_, &out, static_cast<size_t>(std::min<uint64_t>(left, 64 * io_block)), 0);
       if (n < 0 && errno == EINTR) {
         continue;
       }
@@ -125,13 +118,14 @@ class PartFile {
         const std::string bytes =
             read_at(source, static_cast<uint64_t>(in),
                     static_cast<size_t>(std::min<uint64_t>(left, io_block)), source_path);
-        write_fully(fd_, bytes, path_);
+        write_at_offset(static_cast<uint64_t>(out), bytes);
         in += static_cast<loff_t>(bytes.size());
+        out += static_cast<loff_t>(bytes.size());
         left -= bytes.size();
         continue;
       }
       if (n <= 0) {
-        throw system_error("copy into", path_, n < 0 ? errno : EIO);
+        failed(n < 0 ? errno : EIO);
       }
       left -= static_cast<uint64_t>(n);
     }
@@ -141,18 +135,38 @@ class PartFile {
     flush();
     if (::close(fd_) != 0) {
       fd_ = -1;
-      throw system_error("write", path_, errno);
+      failed(errno);
     }
     fd_ = -1;
     staging_.commit();
   }
 
  private:
+  [[noreturn]] void failed(int error_number) const {
+    throw system_error("write the wheel", target_, error_number, expected_);
+  }
+  void write_at_offset(uint64_t offset, std::string_view bytes) const {
+    size_t done = 0;
+    while (done < bytes.size()) {
+      const ssize_t n = ::pwrite(fd_, bytes.data() + done, bytes.size() - done,
+                                 static_cast<off_t>(offset + done));
+      if (n < 0 && errno == EINTR) {
+        continue;
+      }
+      if (n <= 0) {
+        failed(n < 0 ? errno : EIO);
+      }
+      done += static_cast<size_t>(n);
+    }
+  }
+
   StagedReplacement staging_;
   fs::path path_;
+  fs::path target_;
   int fd_ = -1;
   uint64_t position_ = 0;
   std::string buffer_;
+  std::optional<uint64_t> expected_;
 };
 
 // The previous wheel and its RECORD, when readable.
@@ -304,7 +318,9 @@ class EntryWriter {
   EntryWriter(const WheelWriteOptions& options)
       : part_(options.wheel),
         previous_(open_previous(options.previous)),
-        deflater_(options.threads, options.level) {}
+        deflater_(options.threads, options.level) {
+    stats_.threads = deflater_.threads();
+  }
 
   struct Source {
     int fd;
@@ -394,6 +410,9 @@ class EntryWriter {
     ++stats_.compressed;
     stats_.input_bytes += entry.size;
   }
+
+  // About the wheel's size, said when the disk is full.
+  void expect(std::optional<uint64_t> size) { part_.expect(size); }
 
   WheelWriteStats finish() {
     const uint64_t directory_offset = part_.position();
@@ -543,6 +562,13 @@ void walk(const std::string& root, const std::string& relative, const std::strin
 
 int64_t now_seconds() { return static_cast<int64_t>(::time(nullptr)); }
 
+// The size of the previous wheel, when there is one: about what a new one takes.
+std::optional<uint64_t> previous_size(const WheelWriteOptions& options) {
+  std::error_code ec;
+  const auto size = options.previous ? fs::file_size(*options.previous, ec) : 0;
+  return options.previous && !ec ? std::optional<uint64_t>(size) : std::nullopt;
+}
+
 }  // namespace
 
 std::string record_path_for(const fs::path& wheel) {
@@ -581,6 +607,17 @@ WheelWriteStats write_wheel(const WheelWriteOptions& options) {
   spdlog::info("creating '{}' and adding '{}' to it (native writer)", options.wheel.string(),
                options.base_dir.string());
   EntryWriter writer(options);
+  if (options.method == zip_stored) {
+    uint64_t total = 0;  // the data and each entry's two headers
+    for (const auto& file : files) {
+      std::error_code ec;
+      const uint64_t size = fs::file_size(file.path, ec);
+      total += (ec ? 0 : size) + 2 * (46 + file.arcname.size() + 20);
+    }
+    writer.expect(total);
+  } else {
+    writer.expect(previous_size(options));
+  }
   std::vector<RecordRow> record;
   for (const auto& file : files) {
     Fd fd(::open(file.path.c_str(), O_RDONLY | O_CLOEXEC));
@@ -636,6 +673,9 @@ WheelWriteStats rezip_wheel(const fs::path& source, const WheelWriteOptions& opt
     }
   }
   EntryWriter writer(options);
+  std::error_code ec;
+  const uint64_t source_size = fs::file_size(source, ec);
+  writer.expect(previous_size(options).value_or(ec ? 0 : source_size));
   for (const auto& from : input.entries()) {
     // Stored, or deflated at level 0 (stored blocks: auditwheel -z 0): deflated
     // here; really deflated entries and directories are copied as they are.

@@ -12,13 +12,17 @@
 //   deflates that output in parallel into the dist dir (reusing what the
 //   previous repaired wheel of the same name has unchanged); without the
 //   option auditwheel deflates it (once, itself).
+//   A repair that fails on a nearly full disk (the dist dir's or the
+//   temporary directory's) is reported as the full disk (exit 3).
 #include "host/overrides/overrides.hpp"
 
 #include "base/build/build_summary.hpp"
 #include "base/layer/environment.hpp"
 #include "base/process/process.hpp"
 #include "base/util/error.hpp"
+#include "base/util/staged_replacement.hpp"
 #include "base/util/strings.hpp"
+#include "base/util/system_error.hpp"
 #include "base/wheel/wheel_writer.hpp"
 #include "host/overrides/native_packing.hpp"
 
@@ -65,15 +69,6 @@ bool auditwheel_has_compression_level() {
   }
 }
 
-// A scratch directory removed however the repair ends.
-struct RepairDir {
-  fs::path path;
-  ~RepairDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-};
-
 void repair_wheel(const Profile& profile, const PlatformInfo& platform, const fs::path& dist_dir,
                   bool native) {
   const std::set<fs::path> built = wheels_in(dist_dir, profile.wheel.linux_wheel_glob);
@@ -88,24 +83,17 @@ void repair_wheel(const Profile& profile, const PlatformInfo& platform, const fs
         (built.empty() ? std::string("none") : std::to_string(built.size()) + ": " + join(names)));
   }
   const fs::path wheel = *built.begin();
-  // What is there before, by inode and time: auditwheel may write over a
-  // repaired wheel of an earlier build.
-  std::map<fs::path, std::pair<ino_t, long long>> before;
-  const auto identity = [](const fs::path& path) {
-    struct stat st {};
-    ::stat(path.c_str(), &st);
-    return std::pair<ino_t, long long>(st.st_ino,
-                                       st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec);
-  };
-  for (const auto& existing : wheels_in(dist_dir, "*.whl")) {
-    before[existing] = identity(existing);
-  }
 
   const auto start = std::chrono::steady_clock::now();
   const bool level_zero = native && auditwheel_has_compression_level();
-  RepairDir scratch{level_zero ? dist_dir / (".ascend-setup-repair-" + std::to_string(::getpid()))
-                               : fs::path()};
-  const fs::path output_dir = level_zero ? scratch.path : dist_dir;
+  // auditwheel writes into a scratch directory in the dist dir (removed
+  // however the repair ends; a killed run's, under the build lock the run
+  // holds, by the next repair), so that dist/ never holds a partial wheel.
+  const fs::path scratch_name = dist_dir / "auditwheel";
+  StagedReplacement::remove_leftovers(scratch_name, "repair");
+  const StagedReplacement scratch(scratch_name, "repair");
+  const fs::path& output_dir = scratch.staged();
+  fs::create_directories(output_dir);
   std::vector<std::string> argv = {"auditwheel", "-v", "repair"};
   for (const auto& plat : profile.wheel.manylinux_platforms) {
     argv.push_back("--plat");
@@ -126,32 +114,42 @@ void repair_wheel(const Profile& profile, const PlatformInfo& platform, const fs
   // auditwheel's own report is a log: stderr.
   std::cerr << result.out << result.err << std::flush;
   if (result.exit_code != 0) {
+    // auditwheel unpacks into the temporary directory and writes into output_dir.
+    std::error_code ec;
+    if (auto full = nearly_full_disk("repair " + wheel.filename().string() + " into",
+                                     {output_dir, fs::temp_directory_path(ec)})) {
+      throw Error(std::string(full->what()) + "; auditwheel's output is above; the original " +
+                      "wheel stays at " + wheel.string(),
+                  ErrorKind::local_io);
+    }
     throw Error("auditwheel repair of " + wheel.string() + " failed (exit " +
                 std::to_string(result.exit_code) + "); the original wheel stays there");
   }
   std::vector<fs::path> repaired;
-  if (level_zero) {
-    for (const auto& stored : wheels_in(scratch.path, "*.whl")) {
-      const fs::path target = dist_dir / stored.filename();
+  for (const auto& written : wheels_in(output_dir, "*.whl")) {
+    const fs::path target = dist_dir / written.filename();
+    StagedReplacement::remove_leftovers(target, "part");
+    if (level_zero) {
       WheelWriteOptions options;
       options.wheel = target;
       options.previous = target;
-      const WheelWriteStats stats = rezip_wheel(stored, options);
+      options.threads = packing_threads();
+      const WheelWriteStats stats = rezip_wheel(written, options);
       BuildSummary& summary = build_summary();
       summary.entries = stats.entries;
       summary.entries_compressed = stats.compressed;
       summary.entries_reused = stats.reused;
-      spdlog::info("wheel {}: auditwheel's output deflated: {} entries, {} compressed, {} reused",
-                   target.filename().string(), stats.entries, stats.compressed, stats.reused);
-      repaired.push_back(target);
+      spdlog::info(
+          "wheel {}: auditwheel's output deflated: {} entries, {} compressed, {} reused, {} "
+          "deflate thread{}",
+          target.filename().string(), stats.entries, stats.compressed, stats.reused, stats.threads,
+          stats.threads == 1 ? "" : "s");
+    } else {
+      StagedReplacement staging(target, "part");
+      fs::rename(written, staging.staged());
+      staging.commit();
     }
-  } else {
-    for (const auto& candidate : wheels_in(dist_dir, "*.whl")) {
-      const auto found = before.find(candidate);
-      if (candidate != wheel && (found == before.end() || found->second != identity(candidate))) {
-        repaired.push_back(candidate);
-      }
-    }
+    repaired.push_back(target);
   }
   if (repaired.empty()) {
     throw Error("auditwheel reported success but wrote no new wheel into " + dist_dir.string() +

@@ -13,6 +13,15 @@
 //     (build_summary.hpp, with what ninja's log says was compiled and
 //     linked); then the tools are copied next to the extension, executable
 //     and stripped.
+//   A cmake call that fails while the disk of the build directory (the call's
+//     cwd, upstream's cmake dir), of the tree or of the temporary directory is
+//     nearly full (base/util/system_error.hpp) is reported as the full disk
+//     (exit 3) instead of the failed call; the tool's own output is above.
+//   A build_extension whose configure call did not pass through
+//     subprocess.check_call (upstream configures another way: the Ascend
+//     arguments would be missing) stops with exit 4 (upstream_contract): at
+//     its first `cmake --build` before anything is compiled, else when it
+//     returns.
 #include "host/overrides/overrides.hpp"
 
 #include "base/build/build_summary.hpp"
@@ -23,6 +32,7 @@
 #include "base/tree/patch_engine.hpp"
 #include "base/util/error.hpp"
 #include "base/util/strings.hpp"
+#include "base/util/system_error.hpp"
 
 #include <pybind11/stl.h>
 #include <spdlog/spdlog.h>
@@ -140,24 +150,66 @@ bool is_cmake_call(const py::handle& command) {
          items[0].cast<std::string>() == "cmake";
 }
 
-// Wall seconds of the configure and build calls of one build_extension().
-struct CallTimes {
+// The cmake calls of one build_extension() through subprocess.check_call:
+// wall seconds of the configure and build calls, and the configure calls seen.
+struct CmakeCalls {
   double configure = 0;
   double build = 0;
+  int configures = 0;
 };
 
+// What a build_extension that configured without check_call is told.
+Error configure_bypassed(const std::string& build_extension, const std::string& when) {
+  return Error("upstream's " + build_extension + " " + when +
+                   " without a cmake configure call through subprocess.check_call, where the "
+                   "CMakeBuild override adds the Ascend cmake arguments: upstream configures "
+                   "another way now; update the override for this setup.py",
+               ErrorKind::upstream_contract);
+}
+
+// A failed cmake call on a nearly full disk: that disk, said as full.
+void throw_if_disk_full(const py::handle& command, const py::kwargs& kwargs,
+                        const std::vector<fs::path>& directories) {
+  std::vector<fs::path> checked;
+  if (kwargs.contains("cwd") && !kwargs["cwd"].is_none()) {
+    checked.push_back(
+        py::str(py::module_::import("os").attr("fspath")(kwargs["cwd"])).cast<std::string>());
+  }
+  checked.insert(checked.end(), directories.begin(), directories.end());
+  std::vector<std::string> words;
+  for (const auto& item : command) {
+    words.push_back(py::str(item).cast<std::string>());
+  }
+  std::string text = join(words, " ");
+  if (text.size() > 120) {
+    text = text.substr(0, 117) + "...";
+  }
+  if (auto full = nearly_full_disk("run `" + text + "` in", checked)) {
+    throw Error(std::string(full->what()) + "; its output is above", ErrorKind::local_io);
+  }
+}
+
+// Whether a cmake call names one of `options`.
+bool cmake_call_with(const py::handle& command, std::initializer_list<const char*> options) {
+  if (!is_cmake_call(command)) {
+    return false;
+  }
+  for (const auto& item : command.cast<std::vector<py::object>>()) {
+    if (py::isinstance<py::str>(item) &&
+        std::any_of(options.begin(), options.end(),
+                    [&](const char* option) { return item.cast<std::string>() == option; })) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool is_build_call(const py::handle& command) { return cmake_call_with(command, {"--build"}); }
+
+// cmake neither building, nor installing, nor a tool mode, nor asked its version.
 bool is_configure_call(const py::handle& command) {
-  if (!py::isinstance<py::list>(command) && !py::isinstance<py::tuple>(command)) {
-    return false;
-  }
-  const auto items = command.cast<std::vector<py::object>>();
-  if (items.empty() || !py::isinstance<py::str>(items[0]) ||
-      items[0].cast<std::string>() != "cmake") {
-    return false;
-  }
-  return std::none_of(items.begin(), items.end(), [](const py::object& item) {
-    return py::isinstance<py::str>(item) && item.cast<std::string>() == "--build";
-  });
+  return is_cmake_call(command) &&
+         !cmake_call_with(command, {"--build", "--install", "--version", "-E", "-P"});
 }
 
 // The name a `-DNAME=value` or `-DNAME:TYPE=value` argument sets, else "".
@@ -174,13 +226,17 @@ std::string defined_name(const std::string& arg) {
 // wins over the cluster's).
 class CheckCallWrapper {
  public:
+  // `disks`: the directories whose full disk a failed cmake call is put down to.
   CheckCallWrapper(std::vector<std::string> extra, std::vector<std::string> unless_set,
-                   std::shared_ptr<CallTimes> times)
+                   std::shared_ptr<CmakeCalls> times, std::string build_extension,
+                   std::vector<fs::path> disks)
       : subprocess_(py::module_::import("subprocess")), original_(subprocess_.attr("check_call")) {
     py::object original = original_;
+    py::object called_process_error = subprocess_.attr("CalledProcessError");
     subprocess_.attr("check_call") = py::cpp_function(
-        [original, extra = std::move(extra), unless_set = std::move(unless_set), times](
-            py::args args, py::kwargs kwargs) {
+        [original, called_process_error, extra = std::move(extra),
+         unless_set = std::move(unless_set), times, build_extension = std::move(build_extension),
+         disks = std::move(disks)](py::args args, py::kwargs kwargs) {
           const auto start = std::chrono::steady_clock::now();
           const bool cmake = args.size() > 0 && is_cmake_call(args[0]);
           const bool configure = args.size() > 0 && is_configure_call(args[0]);
@@ -194,7 +250,22 @@ class CheckCallWrapper {
               }
             }
           } timed{start, !cmake ? nullptr : configure ? &times->configure : &times->build};
+          if (args.size() > 0 && is_build_call(args[0]) && times->configures == 0) {
+            throw configure_bypassed(build_extension, "reached `cmake --build`");
+          }
+          // A failed cmake call on a nearly full disk is the full disk.
+          const auto call = [&](const py::object& command, const py::tuple& all) -> py::object {
+            try {
+              return original(*all, **kwargs);
+            } catch (py::error_already_set& error) {
+              if (cmake && error.matches(called_process_error)) {
+                throw_if_disk_full(command, kwargs, disks);
+              }
+              throw;
+            }
+          };
           if (configure) {
+            ++times->configures;
             py::list command(args[0]);
             std::set<std::string> named;
             for (const auto& item : command) {
@@ -218,9 +289,10 @@ class CheckCallWrapper {
             py::list rest(args);
             rest[0] = py::isinstance<py::tuple>(args[0]) ? py::object(py::tuple(command))
                                                          : py::object(command);
-            return original(*py::tuple(rest), **kwargs);
+            return call(command, py::tuple(rest));
           }
-          return original(*args, **kwargs);
+          return call(args.size() > 0 ? py::object(args[0]) : py::object(py::none()),
+                      py::tuple(args));
         },
         py::name("check_call"));
   }
@@ -280,6 +352,8 @@ void override_cmake_build(const OverrideContext& context) {
       define_subclass(context, "CMakeBuild", upstream,
                       "ascend-setup: upstream's CMakeBuild with the Ascend build steps");
   const std::string build_extension = context.name("CMakeBuild.build_extension");
+  // The patch point as the profile names it, for messages.
+  const std::string patch_point = context.name("CMakeBuild") + "." + build_extension;
   auto profile = context.profile;
   const fs::path root = context.tree_root;
   const auto forced_mode = context.forced_mode;
@@ -298,14 +372,21 @@ void override_cmake_build(const OverrideContext& context) {
       py::name("run"), py::is_method(cmake_build));
 
   cmake_build.attr("build_extension") = py::cpp_function(
-      [upstream, build_extension, get_cmake_dir, profile](py::object self, py::object extension) {
+      [upstream, build_extension, patch_point, get_cmake_dir, profile, root](py::object self,
+                                                                             py::object extension) {
         const fs::path cmake_dir = py::str(get_cmake_dir()).cast<std::string>();
         const uint64_t log_offset = ninja_log_size(cmake_dir);
-        auto times = std::make_shared<CallTimes>();
+        auto times = std::make_shared<CmakeCalls>();
+        std::error_code ec;
+        const fs::path temp_dir = fs::temp_directory_path(ec);
         {
           CheckCallWrapper wrapper(ascend_cmake_args(*profile),
-                                   cluster_cmake_args(compile_cluster(), cmake_dir), times);
+                                   cluster_cmake_args(compile_cluster(), cmake_dir), times,
+                                   patch_point, {cmake_dir, root, temp_dir});
           upstream.attr(build_extension.c_str())(self, extension);
+        }
+        if (times->configures == 0) {
+          throw configure_bypassed(patch_point, "returned");
         }
         build_summary().configure_seconds += times->configure;
         add_ninja_build(cmake_dir, log_offset, times->build);

@@ -1,8 +1,10 @@
 #include "host/overrides/native_packing.hpp"
 
 #include "base/build/build_summary.hpp"
+#include "base/jobs/job_limits.hpp"
 #include "base/layer/environment.hpp"
 #include "base/util/error.hpp"
+#include "base/util/staged_replacement.hpp"
 #include "base/wheel/wheel_writer.hpp"
 
 #include <spdlog/spdlog.h>
@@ -55,6 +57,14 @@ std::optional<int64_t> source_date_epoch() {
   return negative ? -number : number;
 }
 
+unsigned packing_threads() {
+  const JobLimits limits = compute_job_limits(machine_view_from_environment());
+  const unsigned threads = limits.threads();
+  spdlog::debug("wheel: deflating on {} thread{} ({:g} CPUs: {})", threads, threads == 1 ? "" : "s",
+                limits.cpus, limits.cpu_source);
+  return threads;
+}
+
 namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -87,6 +97,9 @@ py::object native_wheel_file_type() {
             compression == 0 || self.attr("_stored").cast<bool>() ? zip_stored : zip_deflated;
         options.source_date_epoch = source_date_epoch();
         options.previous = options.wheel;
+        options.threads = packing_threads();
+        // A partial wheel a killed run left (the build lock is held).
+        StagedReplacement::remove_leftovers(options.wheel, "part");
         const auto start = std::chrono::steady_clock::now();
         WheelWriteStats stats;
         {
@@ -101,9 +114,10 @@ py::object native_wheel_file_type() {
         summary.entries_reused = stats.reused;
         summary.wheel = options.wheel;
         spdlog::info(
-            "wheel {}: {} entries, {} compressed, {} reused from the previous wheel ({:.1f} s)",
+            "wheel {}: {} entries, {} compressed, {} reused from the previous wheel, {} deflate "
+            "thread{} ({:.1f} s)",
             options.wheel.filename().string(), stats.entries, stats.compressed, stats.reused,
-            seconds_since(start));
+            stats.threads, stats.threads == 1 ? "" : "s", seconds_since(start));
         self.attr("_written") = true;
       },
       py::name("write_files"), py::is_method(made));

@@ -234,6 +234,12 @@ std::string_view phase_name(Phase phase) {
 }
 
 int report_python_error(py::error_already_set& error, Phase phase) {
+  // A stop signal's KeyboardInterrupt still pending (the stop ended native
+  // work, whose error is reported here) is dropped now, rather than raised by
+  // the first Python code of the report and escaping it.
+  if (PyErr_CheckSignals() != 0) {
+    PyErr_Clear();
+  }
   const bool traceback_always = debug_logging();
   if (error.matches(PyExc_SystemExit)) {
     // As `python setup.py` exits: None -> 0, an int -> itself, else the message and 1.
