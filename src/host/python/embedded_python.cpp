@@ -40,11 +40,6 @@ void install_error_bridge() {
         std::rethrow_exception(thrown);
       }
     } catch (const Error& error) {
-      if (error.kind() == ErrorKind::stopped && PyErr_CheckSignals() != 0) {
-        // The stop hook also left Python a KeyboardInterrupt to raise; the
-        // stop's Error says more (what was kept), so it is the one raised.
-        PyErr_Clear();
-      }
       set_host_error(error.what(), error.exit_code());
     } catch (const std::filesystem::filesystem_error& error) {
       // A file the host reads or writes (a tool to copy, the patch record):
