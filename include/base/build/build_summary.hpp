@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -30,15 +31,19 @@ struct BuildSummary {
 
 BuildSummary& build_summary();
 
-// What ninja did in `build_dir` since .ninja_log had `log_offset` bytes:
-// objects built, link steps' seconds; objects of build.ninja not built are up
-// to date. Adds to the summary; `build_seconds` (the wall time of the build
-// calls) is split into compile = build - link.
-void add_ninja_build(const std::filesystem::path& build_dir, uint64_t log_offset,
-                     double build_seconds);
+// The entries of `build_dir`/.ninja_log: each output's last line, as ninja
+// wrote it (empty when there is no log).
+using NinjaLogEntries = std::map<std::string, std::string>;
+NinjaLogEntries ninja_log_entries(const std::filesystem::path& build_dir);
 
-// The size of `build_dir`/.ninja_log now (0 when there is none).
-uint64_t ninja_log_size(const std::filesystem::path& build_dir);
+// What ninja did in `build_dir` since the log held `before`: objects whose
+// entry is new or changed were built, and the link steps' seconds; objects
+// of build.ninja not built are up to date. Entries, not a byte offset: CMake's
+// configure recompacts the log (`ninja -t recompact`), which rewrites it
+// shorter. Adds to the summary; `build_seconds` (the wall time of the build
+// calls) is split into compile = build - link.
+void add_ninja_build(const std::filesystem::path& build_dir, const NinjaLogEntries& before,
+                     double build_seconds);
 
 // The lines; empty when nothing was built or packed.
 std::string format_build_summary(const BuildSummary& summary);

@@ -33,29 +33,40 @@ BuildSummary& build_summary() {
   return summary;
 }
 
-uint64_t ninja_log_size(const fs::path& build_dir) {
-  std::error_code error;
-  const auto size = fs::file_size(build_dir / ".ninja_log", error);
-  return error ? 0 : size;
-}
-
-void add_ninja_build(const fs::path& build_dir, uint64_t log_offset, double build_seconds) {
-  BuildSummary& summary = build_summary();
-  summary.any = true;
-  const auto log = read_text_file(build_dir / ".ninja_log").value_or("");
-  std::set<std::string> compiled;
-  double link_ms = 0;
-  std::istringstream lines(log.size() >= log_offset ? log.substr(log_offset) : log);
+NinjaLogEntries ninja_log_entries(const fs::path& build_dir) {
+  NinjaLogEntries entries;
+  std::istringstream lines(read_text_file(build_dir / ".ninja_log").value_or(""));
   for (std::string line; std::getline(lines, line);) {
     if (line.empty() || line[0] == '#') {
       continue;
     }
     std::istringstream fields(line);
-    long long start = 0;
-    long long end = 0;
+    std::string start;
+    std::string end;
     std::string mtime;
     std::string output;
-    if (!(fields >> start >> end >> mtime >> output)) {
+    if (fields >> start >> end >> mtime >> output) {
+      entries[output] = line;
+    }
+  }
+  return entries;
+}
+
+void add_ninja_build(const fs::path& build_dir, const NinjaLogEntries& before,
+                     double build_seconds) {
+  BuildSummary& summary = build_summary();
+  summary.any = true;
+  std::set<std::string> compiled;
+  double link_ms = 0;
+  for (const auto& [output, line] : ninja_log_entries(build_dir)) {
+    const auto old = before.find(output);
+    if (old != before.end() && old->second == line) {
+      continue;  // not run by this build
+    }
+    std::istringstream fields(line);
+    long long start = 0;
+    long long end = 0;
+    if (!(fields >> start >> end)) {
       continue;
     }
     if (is_object(output)) {

@@ -375,7 +375,7 @@ void override_cmake_build(const OverrideContext& context) {
       [upstream, build_extension, patch_point, get_cmake_dir, profile, root](py::object self,
                                                                              py::object extension) {
         const fs::path cmake_dir = py::str(get_cmake_dir()).cast<std::string>();
-        const uint64_t log_offset = ninja_log_size(cmake_dir);
+        const NinjaLogEntries log_before = ninja_log_entries(cmake_dir);
         auto times = std::make_shared<CmakeCalls>();
         std::error_code ec;
         const fs::path temp_dir = fs::temp_directory_path(ec);
@@ -389,7 +389,7 @@ void override_cmake_build(const OverrideContext& context) {
           throw configure_bypassed(patch_point, "returned");
         }
         build_summary().configure_seconds += times->configure;
-        add_ninja_build(cmake_dir, log_offset, times->build);
+        add_ninja_build(cmake_dir, log_before, times->build);
         py::object os_path = py::module_::import("os").attr("path");
         const fs::path extension_dir =
             py::str(os_path.attr("abspath")(os_path.attr("dirname")(
