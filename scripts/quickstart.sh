@@ -73,11 +73,12 @@ fi
 #     sanitizers' runtime refuses (it must be loaded first); the same host
 #     code runs embedded here.
 # Built with clang (the normal build is GCC's), so that CI builds with both
-# compilers, warnings as errors in each.
+# compilers, warnings as errors in each; instrumented for libFuzzer too, so
+# that the fuzz targets build here and run after the suite.
 sanitized() {
   local dir="$build-sanitized"
   cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DASCEND_SETUP_WERROR=ON \
-    -DCMAKE_CXX_COMPILER=clang++ -DASCEND_SETUP_BENCH=OFF \
+    -DCMAKE_CXX_COMPILER=clang++ -DASCEND_SETUP_BENCH=OFF -DASCEND_SETUP_FUZZ=ON \
     "-DASCEND_SETUP_PYTHONS=/usr/bin/python3" \
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O0 -g1 -DNDEBUG" \
     "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" >&2
@@ -100,6 +101,9 @@ sanitized() {
     cat "$reports"/* >&2
     status=1
   fi
+  # Every fuzz target for 20 seconds, two at a time (tests/fuzz/README.md), in
+  # this build: it is clang's, instrumented for libFuzzer with the sanitizers.
+  ASCEND_SETUP_FUZZ_BUILD_DIR="$dir" bash "$root/scripts/fuzz.sh" 20 || status=1
   return "$status"
 }
 

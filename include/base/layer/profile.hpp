@@ -21,6 +21,7 @@ namespace ascend_setup {
 struct PatchFile {
   std::string file;
   bool optional = false;
+  bool operator==(const PatchFile&) const = default;
 };
 
 // One upstream symbol an override hooks (profile [patch_points]).
@@ -35,6 +36,7 @@ struct PatchPoint {
   std::vector<std::string> names() const;
   // For a method: the id of its class; empty otherwise.
   std::string class_id() const;
+  bool operator==(const PatchPoint&) const = default;
 };
 
 struct Profile {
@@ -54,11 +56,13 @@ struct Profile {
     // After a build that left a git checkout patched: one warning naming
     // `ascend-setup --restore-sources`.
     bool warn_left_patched = false;
+    bool operator==(const Layer&) const = default;
   } layer;
 
   struct Switches {
     std::string distributed, manylinux, coverage, dev_mode, release_mode;
     std::vector<std::string> distributed_aliases;  // older names, deprecated
+    bool operator==(const Switches&) const = default;
   } switches;
 
   // The rule that picks dev or release when no option or switch decides.
@@ -70,12 +74,14 @@ struct Profile {
   struct Version {
     std::string file, fallback, override_env, suffix_env;
     int git_hash_length = 8;
+    bool operator==(const Version&) const = default;
   } version;
 
   struct Metadata {
     std::string name_env, default_name, url, readme, readme_content_type;
     std::vector<std::string> install_requires;
     std::map<std::string, std::vector<std::string>> install_requires_by_arch;
+    bool operator==(const Metadata&) const = default;
   } metadata;
 
   // architecture key -> uname machine names
@@ -90,11 +96,13 @@ struct Profile {
     std::string include_flag, lib_flag, syspath_var, user_configured_name;
     int ubuntu_min_glibc = 229;
     EnvList x64_os_suffixes;  // [os-release ID, suffix] for Linux x64, before the glibc rule
+    bool operator==(const Llvm&) const = default;
   } llvm;
 
   struct Patches {
     std::string directory;
     PatchFile main, dev;
+    bool operator==(const Patches&) const = default;
   } patches;
 
   struct Build {
@@ -103,11 +111,13 @@ struct Profile {
     // upstream's download_and_copy_dependencies() (NVIDIA's toolchain) runs
     // in build_ext; false makes it a no-op
     bool upstream_downloads = true;
+    bool operator==(const Build&) const = default;
   } build;
 
   struct Wheel {
     std::vector<std::string> manylinux_platforms;
     std::string linux_wheel_glob;
+    bool operator==(const Wheel&) const = default;
   } wheel;
 
   struct Distributed {
@@ -116,16 +126,19 @@ struct Profile {
     std::vector<std::string> package_data;
     int network_attempts = 1;  // clone and fetch, each
     int retry_seconds = 0;     // between two attempts
+    bool operator==(const Distributed&) const = default;
   } distributed;
 
   struct Coverage {
     std::string cmake_arg, cmake_args_env;
     EnvList inputs, set, prepend_paths;
     std::vector<std::string> clean_prefixes, clean_names;
+    bool operator==(const Coverage&) const = default;
   } coverage;
 
   struct Upstream {
     std::string version, version_variable, pin, cmake_lists;
+    bool operator==(const Upstream&) const = default;
   } upstream;
 
   std::vector<PatchPoint> patch_points;  // in profile order, grouped by override
@@ -139,6 +152,7 @@ struct Profile {
     std::string source;                 // the tree's payload (the NPUIR build's artifacts)
     std::string destination;            // under build_py's build_lib
     std::vector<std::string> required;  // relative paths; "dir/" must be a directory
+    bool operator==(const Bishengir&) const = default;
   } bishengir;
 
   // The NPUIR build before setup.py's own work (doc/npuir.md).
@@ -162,7 +176,9 @@ struct Profile {
     std::vector<std::string> command;
     std::string output;                  // under `directory`
     std::vector<std::string> artifacts;  // under `output`; a '*' in the file name is a pattern
+    bool operator==(const Npuir&) const = default;
   } npuir;
+  bool operator==(const Profile&) const = default;
 };
 
 // A profile compiled in from profiles/: its file name and TOML text.

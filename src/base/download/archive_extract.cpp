@@ -90,6 +90,13 @@ std::optional<fs::path> under(const fs::path& path, const std::string& member) {
   return rest;
 }
 
+// libarchive's reason for its last failure; it has none for some (a
+// truncated compressed stream read to its end).
+std::string reason_of(archive* handle) {
+  const char* reason = archive_error_string(handle);
+  return reason != nullptr ? reason : "libarchive gives no reason";
+}
+
 const char* kind_of(mode_t type) {
   switch (type) {
     case AE_IFCHR:
@@ -119,7 +126,7 @@ std::size_t extract_archive(const fs::path& archive_path, const fs::path& direct
                                                    ARCHIVE_EXTRACT_SECURE_NODOTDOT);
   const std::string where = "the archive " + archive_path.string();
   auto unreadable = [&]() {
-    return UnreadableArchive("cannot read " + where + ": " + archive_error_string(reader.get()));
+    return UnreadableArchive("cannot read " + where + ": " + reason_of(reader.get()));
   };
   // A write libarchive could not do: the system's reason when it has one (a
   // full disk with the size the entry needs), else libarchive's own.
@@ -132,12 +139,11 @@ std::size_t extract_archive(const fs::path& archive_path, const fs::path& direct
     }
     if (error_number > 0) {
       return Error("cannot " + action + " " + path.string() + " from " + where + ": " +
-                       archive_error_string(writer.get()) + " (" + std::strerror(error_number) +
-                       ")",
+                       reason_of(writer.get()) + " (" + std::strerror(error_number) + ")",
                    ErrorKind::local_io);
     }
     return Error("libarchive refused to " + action + " " + path.string() + " from " + where + ": " +
-                 archive_error_string(writer.get()));
+                 reason_of(writer.get()));
   };
   // A warning is a failure only when the disk is full (else it is a time or
   // a mode libarchive could not set).

@@ -49,7 +49,8 @@ std::uint64_t mem_total(const fs::path& meminfo) {
   std::string unit;
   while (in >> key >> value >> unit) {
     if (key == "MemTotal:") {
-      return value * 1024;
+      // kB; a figure past 2^64 bytes is no figure
+      return value <= UINT64_MAX / 1024 ? value * 1024 : 0;
     }
   }
   return 0;
@@ -155,20 +156,27 @@ std::optional<Limit> v1_cpu(const MachineView& view) {
   return best;
 }
 
-std::optional<Limit> v2_memory(const MachineView& view) {
-  std::optional<Limit> best;
+// A memory limit in bytes: kept whole (a double cannot hold every limit, and
+// "unlimited" in v1 is near 2^63).
+struct MemoryLimit {
+  std::uint64_t bytes;
+  std::string source;
+};
+
+std::optional<MemoryLimit> v2_memory(const MachineView& view) {
+  std::optional<MemoryLimit> best;
   for (const fs::path& dir : levels(view.cgroup_root, self_path(view.self_cgroup, ""))) {
     const auto line = first_line(dir / "memory.max");
     const auto bytes = line ? number(*line) : std::nullopt;  // "max": none
-    if (bytes && (!best || double(*bytes) < best->value)) {
-      best = Limit{double(*bytes), "cgroup v2 memory.max"};
+    if (bytes && (!best || *bytes < best->bytes)) {
+      best = MemoryLimit{*bytes, "cgroup v2 memory.max"};
     }
   }
   return best;
 }
 
-std::optional<Limit> v1_memory(const MachineView& view) {
-  std::optional<Limit> best;
+std::optional<MemoryLimit> v1_memory(const MachineView& view) {
+  std::optional<MemoryLimit> best;
   const fs::path hierarchy = view.cgroup_root / "memory";
   std::error_code ignored;
   if (!fs::is_directory(hierarchy, ignored)) {
@@ -177,8 +185,8 @@ std::optional<Limit> v1_memory(const MachineView& view) {
   for (const fs::path& dir : levels(hierarchy, self_path(view.self_cgroup, "memory"))) {
     const auto line = first_line(dir / "memory.limit_in_bytes");
     const auto bytes = line ? number(*line) : std::nullopt;
-    if (bytes && (!best || double(*bytes) < best->value)) {
-      best = Limit{double(*bytes), "cgroup v1 memory.limit_in_bytes"};
+    if (bytes && (!best || *bytes < best->bytes)) {
+      best = MemoryLimit{*bytes, "cgroup v1 memory.limit_in_bytes"};
     }
   }
   return best;
@@ -208,8 +216,8 @@ JobLimits compute_job_limits(const MachineView& view) {
   limits.memory = total;
   limits.memory_source = "MemTotal";
   if (auto limit = v2 ? v2_memory(view) : v1_memory(view)) {
-    if (total == 0 || limit->value < double(total)) {
-      limits.memory = static_cast<std::uint64_t>(limit->value);
+    if (total == 0 || limit->bytes < total) {
+      limits.memory = limit->bytes;
       limits.memory_source = limit->source;
     } else {
       limits.memory_source = "MemTotal; " + limit->source + " is above it (unlimited)";

@@ -34,6 +34,16 @@ std::string major_minor(const std::string& version) {
   return version.substr(0, first == std::string::npos ? first : version.find('.', first + 1));
 }
 
+// The release part of a version read from the tree, without trailing dots
+// ("3.6." of "3.6.x" is 3.6), so that it is a version as written again.
+std::string release_number(const std::string& text) {
+  std::string version = release_part(text);
+  while (version.ends_with('.')) {
+    version.pop_back();
+  }
+  return version;
+}
+
 // The leading release literal assigned to `variable` at module level, if any.
 std::optional<std::string> assigned_version(const std::string& source,
                                             const std::string& variable) {
@@ -51,11 +61,7 @@ std::optional<std::string> assigned_version(const std::string& source,
     if (at == std::string::npos || (line[at] != '"' && line[at] != '\'')) {
       continue;
     }
-    std::string version = release_part(line.substr(at + 1));
-    while (version.ends_with('.')) {
-      version.pop_back();
-    }
-    if (!version.empty()) {
+    if (std::string version = release_number(line.substr(at + 1)); !version.empty()) {
       return version;
     }
   }
@@ -119,7 +125,7 @@ std::optional<TreeVersion> read_tree_version(const std::vector<Profile>& candida
       if (const auto text = read_text_file(tree_root / file)) {
         const std::string trimmed =
             text->substr(std::min(text->size(), text->find_first_not_of(" \t\r\n")));
-        if (std::string version = release_part(trimmed); !version.empty()) {
+        if (std::string version = release_number(trimmed); !version.empty()) {
           return TreeVersion{version, file};
         }
       }

@@ -163,7 +163,14 @@ std::optional<UrlParts> url_parts(const std::string& url) {
       return std::nullopt;
     }
     parts.host = authority.substr(1, close - 1);
-    if (close + 1 < authority.size() && authority[close + 1] == ':') {
+    in6_addr literal{};
+    if (::inet_pton(AF_INET6, parts.host.c_str(), &literal) != 1) {
+      return std::nullopt;  // brackets hold an IPv6 literal only
+    }
+    if (close + 1 < authority.size()) {
+      if (authority[close + 1] != ':') {
+        return std::nullopt;  // "[v6]x": nothing but a port may follow
+      }
       port_text = authority.substr(close + 2);
     }
   } else {
@@ -173,12 +180,17 @@ std::optional<UrlParts> url_parts(const std::string& url) {
       port_text = authority.substr(colon + 1);
     }
   }
-  if (parts.host.empty()) {
-    return std::nullopt;
+  if (parts.host.find_first_of("[]") != std::string::npos ||
+      ((authority.empty() || authority.front() != '[') &&
+       parts.host.find(':') != std::string::npos)) {
+    return std::nullopt;  // an IPv6 literal is bracketed, a name holds neither
   }
   parts.host = lowered(parts.host);
-  while (parts.host.size() > 1 && parts.host.back() == '.') {
-    parts.host.pop_back();
+  while (!parts.host.empty() && parts.host.back() == '.') {
+    parts.host.pop_back();  // "example.com." is example.com
+  }
+  if (parts.host.empty()) {
+    return std::nullopt;
   }
   parts.port = port_text.empty() ? default_port(parts.scheme) : parse_port(port_text);
   if (parts.port < 0) {

@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of the fuzz targets (tests/fuzz/*/corpus/) from
+real inputs: the profiles, the example tree's patch files and setup.py, wheels
+as Python's zipfile writes them (ZIP64 included), package archives as tarfile
+writes them (with the hostile entries extract_archive must refuse), real
+cgroup v1 and v2 files. Run it again after a format changes; the corpora it
+writes are committed. Usage: python3 tests/fuzz/make_seeds.py"""
+
+import io
+import pathlib
+import shutil
+import tarfile
+import zipfile
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+SEP = b"\x1f"
+
+
+def corpus(target):
+    path = HERE / target / "corpus"
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(parents=True)
+    return path
+
+
+def put(directory, name, data):
+    (directory / name).write_bytes(data if isinstance(data, bytes) else data.encode())
+
+
+def profiles():
+    out = corpus("profile")
+    for toml in sorted((ROOT / "profiles").glob("*.toml")):
+        put(out, toml.name, toml.read_bytes())
+
+
+def wheel_bytes(method, zip64=False, extra_files=()):
+    data = io.BytesIO()
+    files = {
+        "demo/__init__.py": b"VALUE = 1\n",
+        "demo/data.bin": b"x" * 3000 + b"tail",
+        "demo-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n",
+        "demo-1.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    files.update(dict(extra_files))
+    import base64
+    import hashlib
+
+    record = ""
+    for name, body in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(body).digest()).rstrip(b"=").decode()
+        record += f"{name},sha256={digest},{len(body)}\n"
+    record += "demo-1.0.dist-info/RECORD,,\n"
+    with zipfile.ZipFile(data, "w", method) as archive:
+        for name, body in list(files.items()) + [("demo-1.0.dist-info/RECORD", record.encode())]:
+            info = zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0))
+            info.compress_type = method
+            info.external_attr = 0o644 << 16
+            with archive.open(info, "w", force_zip64=zip64) as entry:
+                entry.write(body)
+    return data.getvalue()
+
+
+def wheels():
+    out = corpus("zip_wheel")
+    put(out, "deflated.whl", wheel_bytes(zipfile.ZIP_DEFLATED))
+    put(out, "stored.whl", wheel_bytes(zipfile.ZIP_STORED))
+    put(out, "zip64.whl", wheel_bytes(zipfile.ZIP_DEFLATED, zip64=True))
+    put(out, "quoted-record.whl",
+        wheel_bytes(zipfile.ZIP_DEFLATED, extra_files=[('demo/a,"b".txt', b"comma\n")]))
+    put(out, "truncated.whl", wheel_bytes(zipfile.ZIP_DEFLATED)[:-30])
+
+
+def tar_bytes(members, compression="gz"):
+    data = io.BytesIO()
+    with tarfile.open(fileobj=data, mode="w:" + compression) as archive:
+        for info, body in members:
+            archive.addfile(info, io.BytesIO(body) if body is not None else None)
+    return data.getvalue()
+
+
+def entry(name, body=b"", kind=tarfile.REGTYPE, link=""):
+    info = tarfile.TarInfo(name)
+    info.type = kind
+    info.linkname = link
+    info.mode = 0o755 if kind == tarfile.DIRTYPE else 0o644
+    info.mtime = 315532800
+    if kind == tarfile.REGTYPE:
+        info.size = len(body)
+        return info, body
+    return info, None
+
+
+def archives():
+    out = corpus("archive")
+    package = [entry("pkg", kind=tarfile.DIRTYPE), entry("pkg/bin", kind=tarfile.DIRTYPE),
+               entry("pkg/bin/tool", b"#!/bin/sh\necho tool\n"),
+               entry("pkg/lib/libx.so.1", b"\x7fELF" + b"\0" * 60),
+               entry("pkg/lib/libx.so", kind=tarfile.SYMTYPE, link="libx.so.1"),
+               entry("pkg/include/x.h", b"int x(void);\n")]
+    # The first byte picks the member: even, the whole archive; odd, pkg/.
+    put(out, "package-whole", b"\0" + tar_bytes(package))
+    put(out, "package-member", b"\1" + tar_bytes(package))
+    put(out, "package-xz", b"\1" + tar_bytes(package, "xz"))
+    put(out, "dotdot", b"\0" + tar_bytes([entry("pkg/../../escape", b"out\n")]))
+    put(out, "absolute", b"\0" + tar_bytes([entry("/tmp/ascend-setup-fuzz-absolute", b"out\n")]))
+    put(out, "symlink-out", b"\0" + tar_bytes([entry("pkg/up", kind=tarfile.SYMTYPE, link="../..")]))
+    put(out, "through-symlink", b"\0" + tar_bytes(
+        [entry("pkg/up", kind=tarfile.SYMTYPE, link=".."), entry("pkg/up/sentinel", b"overwritten")]))
+    put(out, "hardlink-out", b"\0" + tar_bytes([entry("pkg/h", kind=tarfile.LNKTYPE, link="../sentinel")]))
+    put(out, "fifo", b"\0" + tar_bytes([entry("pkg/fifo", kind=tarfile.FIFOTYPE)]))
+    put(out, "device", b"\0" + tar_bytes([entry("pkg/dev", kind=tarfile.CHRTYPE)]))
+    put(out, "truncated", b"\0" + tar_bytes(package)[:200])
+    data = io.BytesIO()
+    with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("pkg/readme.txt", "zip member\n")
+        archive.writestr("pkg/../zip-escape", "out\n")
+    put(out, "zip", b"\1" + data.getvalue())
+
+
+def diffs():
+    out = corpus("unified_diff")
+    for patch in sorted((ROOT / "examples").rglob("*.patch")):
+        put(out, patch.name, patch.read_bytes())
+    put(out, "new-file.patch",
+        "diff --git a/new.txt b/new.txt\nnew file mode 100644\nindex 0000000..3b18e51\n"
+        "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+hello\n+world\n")
+    put(out, "deleted.patch",
+        "diff --git a/old.txt b/old.txt\ndeleted file mode 100644\nindex 3b18e51..0000000\n"
+        "--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-hello\n")
+    put(out, "no-newline.patch",
+        "diff --git a/f.c b/f.c\n--- a/f.c\n+++ b/f.c\n@@ -1,2 +1,2 @@\n int a;\n-int b;\n"
+        "\\ No newline at end of file\n+int c;\n\\ No newline at end of file\n")
+    put(out, "rename.patch",
+        "diff --git a/a.txt b/b.txt\nsimilarity index 90%\nrename from a.txt\nrename to b.txt\n"
+        "--- a/a.txt\n+++ b/b.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n")
+    put(out, "mode.patch", "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n")
+    put(out, "binary.patch",
+        "diff --git a/x.bin b/x.bin\nindex 1111111..2222222 100644\nBinary files a/x.bin and b/x.bin differ\n")
+    put(out, "crlf.patch",
+        "diff --git a/w.txt b/w.txt\n--- a/w.txt\n+++ b/w.txt\n@@ -1,2 +1,2 @@\n keep\r\n-old\r\n+new\r\n")
+    put(out, "plain.patch", "--- a/p.txt\n+++ b/p.txt\n@@ -1 +1 @@\n-a\n+b\n")
+    put(out, "cut-short.patch", "diff --git a/c.txt b/c.txt\n--- a/c.txt\n+++ b/c.txt\n@@ -1,3 +1,3 @@\n a\n-b\n")
+
+
+def distcc():
+    out = corpus("distcc_hosts")
+    put(out, "tcp", "127.0.0.2:3632/8 127.0.0.3/4,lzo localhost/2")
+    put(out, "options", "--randomize --localslots=4 --localslots_cpp=8 +zeroconf")
+    put(out, "ssh", "user@build-1/6 @build-2 [::1]:3633/3,lzo,cpp # comment\n10.0.0.1")
+    put(out, "bad", "host:99999/0 host/-1 :/")
+
+
+def cgroups():
+    out = corpus("cgroup")
+    meminfo = "MemTotal:       24576000 kB\nMemFree:        1000000 kB\n"
+    put(out, "v2-quota", SEP.join([b"\0\4", b"0::/a\n", meminfo.encode(), b"200000 100000\n",
+                                   b"8589934592\n", b"", b"", b""]))
+    put(out, "v2-max", SEP.join([b"\0\x10", b"0::/a\n", meminfo.encode(), b"max 100000\n", b"max\n",
+                                 b"", b"", b""]))
+    put(out, "v1", SEP.join([b"\1\x08", b"12:memory:/a\n4:cpu,cpuacct:/a\n0::/\n", meminfo.encode(),
+                             b"", b"", b"150000\n", b"100000\n", b"9223372036854771712\n"]))
+    put(out, "v1-none", SEP.join([b"\1\x02", b"4:cpu,cpuacct:/a\n", b"", b"", b"", b"-1\n",
+                                  b"100000\n", b""]))
+
+
+def proxies():
+    out = corpus("proxy_settings")
+    put(out, "suffix", b"localhost,.corp.example,10.0.0.0/8" + SEP + b"https://Downloads.Corp.Example/pkg.tar.gz")
+    put(out, "ipv6", b"[::1]:8443,fd00::/8" + SEP + b"https://[::1]:8443/x")
+    put(out, "star", b"*" + SEP + b"http://user:pass@127.0.0.1:3128")
+    put(out, "port", b"example.com:8080" + SEP + b"http://example.com:8080/a?b#c")
+
+
+def versions():
+    out = corpus("version")
+    setup_py = (ROOT / "examples" / "triton-3.6" / "setup.py").read_bytes()
+    put(out, "example-tree", setup_py + SEP + b"3.6.0\n" + SEP + b"3.6.0rc1.post2.dev3" + SEP + b"+ascend")
+    put(out, "version-file", b"print('no literal')\n" + SEP + b"  3.5.1+local\n" + SEP + b"1!2.0" + SEP + b"")
+    put(out, "dunder", b"__version__ = '3.4.0'\nTRITON_VERSION = \"3.6.0\" + x\n" + SEP + b"" + SEP +
+        b"v3.6.0-1" + SEP + b"+a.b")
+
+
+def main():
+    profiles()
+    wheels()
+    archives()
+    diffs()
+    distcc()
+    cgroups()
+    proxies()
+    versions()
+
+
+if __name__ == "__main__":
+    main()
