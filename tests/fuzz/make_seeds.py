@@ -6,7 +6,9 @@ writes them (with the hostile entries extract_archive must refuse), real
 cgroup v1 and v2 files. Run it again after a format changes; the corpora it
 writes are committed. Usage: python3 tests/fuzz/make_seeds.py"""
 
+import gzip
 import io
+import lzma
 import pathlib
 import shutil
 import tarfile
@@ -73,10 +75,12 @@ def wheels():
 
 def tar_bytes(members, compression="gz"):
     data = io.BytesIO()
-    with tarfile.open(fileobj=data, mode="w:" + compression) as archive:
+    with tarfile.open(fileobj=data, mode="w") as archive:
         for info, body in members:
             archive.addfile(info, io.BytesIO(body) if body is not None else None)
-    return data.getvalue()
+    if compression == "gz":  # dated 0, so that the seeds are the same each time
+        return gzip.compress(data.getvalue(), mtime=0)
+    return lzma.compress(data.getvalue())
 
 
 def entry(name, body=b"", kind=tarfile.REGTYPE, link=""):
@@ -181,7 +185,16 @@ def versions():
         b"v3.6.0-1" + SEP + b"+a.b")
 
 
+def gitmodules():
+    out = corpus("gitmodules")
+    put(out, "absolute", '[submodule "nested/sub"]\n\tpath = nested/sub\n\turl = https://gitcode.com/Ascend/sub.git\n')
+    put(out, "relative", '[submodule "sub"]\n\tpath = nested/sub\n\turl = ../sub.git\n\tbranch = main\n')
+    put(out, "none", '# no submodule\n')
+    put(out, "quoted", '[submodule "nested/sub"]\n  path = "nested/sub" ; comment\n  url = "git@host:sub\\\n.git"\n[include]\n  path = /etc/gitconfig\n')
+
+
 def main():
+    gitmodules()
     profiles()
     wheels()
     archives()

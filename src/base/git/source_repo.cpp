@@ -84,6 +84,47 @@ Error libgit_error(const std::string& what) {
   return Error(what.empty() ? last_git_error() : what + ": " + last_git_error(), kind);
 }
 
+using SubmodulePtr = std::unique_ptr<git_submodule, decltype(&git_submodule_free)>;
+
+// The submodule registered at `path` (in .gitmodules or the index); null when
+// none is (GIT_EEXISTS: a directory there that is no submodule). A
+// .gitmodules libgit2 cannot read throws Error naming it, with libgit2's
+// reason, rather than passing for "not registered".
+SubmodulePtr find_submodule(git_repository* repo, const std::string& path) {
+  git_submodule* submodule = nullptr;
+  const int rc = git_submodule_lookup(&submodule, repo, path.c_str());
+  if (rc == GIT_ENOTFOUND || rc == GIT_EEXISTS) {
+    return SubmodulePtr(nullptr, git_submodule_free);
+  }
+  if (rc != 0) {
+    throw libgit_error("cannot read the submodule " + path + " in .gitmodules of " +
+                       std::string(git_repository_workdir(repo)));
+  }
+  return SubmodulePtr(submodule, git_submodule_free);
+}
+
+// The submodule's URL from .gitmodules, resolved against origin when
+// relative; empty when it has none; Error for one holding a line break.
+std::string submodule_url(git_repository* repo, git_submodule* submodule) {
+  const char* url = git_submodule_url(submodule);
+  if (url == nullptr) {
+    return {};
+  }
+  std::string resolved = url;
+  if (resolved.find_first_of("\r\n") != std::string::npos) {
+    // libgit2 keeps a quoted line continuation's break; no URL holds one
+    throw Error("the URL of the submodule " + std::string(git_submodule_path(submodule)) +
+                " in .gitmodules of " + std::string(git_repository_workdir(repo)) +
+                " holds a line break");
+  }
+  git_buf absolute = {nullptr, 0, 0};
+  if (git_submodule_resolve_url(&absolute, repo, url) == 0) {
+    resolved = absolute.ptr;
+  }
+  git_buf_dispose(&absolute);
+  return resolved;
+}
+
 // A configured path of git's (http.sslCAInfo, ...) from `config`; empty when unset.
 std::string config_path(git_config* config, const char* name) {
   git_buf value = {nullptr, 0, 0};
@@ -322,19 +363,13 @@ std::optional<std::string> SourceRepo::committed_file(const std::string& path) c
 
 void SourceRepo::ensure_submodule(const std::string& path, const NetworkSettings& network) const {
   const std::string manual = "git submodule update --init " + path;
-  git_submodule* submodule = nullptr;
-  const int rc = git_submodule_lookup(&submodule, repo_.get(), path.c_str());
-  if (rc == GIT_ENOTFOUND || rc == GIT_EEXISTS) {
+  const SubmodulePtr guard = find_submodule(repo_.get(), path);
+  if (!guard) {
     throw Error("the submodule " + path + " is not registered in .gitmodules of " +
                 std::string(git_repository_workdir(repo_.get())) + ": add it, then run `" + manual +
                 "`");
   }
-  if (rc != 0) {
-    throw Error("cannot read the submodule " + path + ": " + last_git_error() + "; run `" + manual +
-                "` by hand");
-  }
-  std::unique_ptr<git_submodule, decltype(&git_submodule_free)> guard(submodule,
-                                                                      git_submodule_free);
+  git_submodule* submodule = guard.get();
   const std::filesystem::path directory =
       std::filesystem::path(git_repository_workdir(repo_.get())) / path;
   std::error_code ec;
@@ -343,13 +378,7 @@ void SourceRepo::ensure_submodule(const std::string& path, const NetworkSettings
   if (checked_out) {
     return;
   }
-  const char* url = git_submodule_url(submodule);
-  std::string resolved = url != nullptr ? url : "";
-  git_buf absolute = {nullptr, 0, 0};
-  if (url != nullptr && git_submodule_resolve_url(&absolute, repo_.get(), url) == 0) {
-    resolved = absolute.ptr;
-  }
-  git_buf_dispose(&absolute);
+  const std::string resolved = submodule_url(repo_.get(), submodule);
   GitNetwork net(resolved, network, repo_.get());
   git_submodule_update_options options;
   git_submodule_update_options_init(&options, GIT_SUBMODULE_UPDATE_OPTIONS_VERSION);
@@ -405,12 +434,7 @@ bool checkout_commit(git_repository* repo, const git_oid& oid, unsigned int stra
 }  // namespace
 
 bool SourceRepo::has_submodule(const std::string& path) const {
-  git_submodule* submodule = nullptr;
-  if (git_submodule_lookup(&submodule, repo_.get(), path.c_str()) != 0) {
-    return false;
-  }
-  git_submodule_free(submodule);
-  return true;
+  return find_submodule(repo_.get(), path) != nullptr;
 }
 
 SourceRepo SourceRepo::clone(const std::string& url, const std::string& branch,
@@ -523,17 +547,8 @@ std::vector<Gitlink> SourceRepo::gitlinks_under(const std::string& directory) co
     char hex[GIT_OID_HEXSZ + 1] = {};
     git_oid_tostr(hex, sizeof hex, git_tree_entry_id(entry));
     link.id = hex;
-    git_submodule* submodule = nullptr;
-    if (git_submodule_lookup(&submodule, repo_.get(), link.path.c_str()) == 0) {
-      GitPtr<git_submodule> guard(submodule, git_submodule_free);
-      if (const char* url = git_submodule_url(submodule); url != nullptr) {
-        link.url = url;
-        git_buf resolved = {nullptr, 0, 0};
-        if (git_submodule_resolve_url(&resolved, repo_.get(), url) == 0) {
-          link.url = resolved.ptr;
-        }
-        git_buf_dispose(&resolved);
-      }
+    if (const SubmodulePtr submodule = find_submodule(repo_.get(), link.path)) {
+      link.url = submodule_url(repo_.get(), submodule.get());
     }
     links.push_back(std::move(link));
   }
