@@ -582,7 +582,10 @@ std::string record_path_for(const fs::path& wheel) {
     }
     parts.push_back(stem.substr(start));
   }
-  const bool spaces = name.find_first_of(" \t\r\n") != std::string::npos;
+  // Blanks and control characters (a NUL included) are in no wheel's name.
+  const bool spaces = std::any_of(name.begin(), name.end(), [](char c) {
+    return static_cast<unsigned char>(c) <= ' ' || c == '\x7f';
+  });
   if (parts.size() < 5 || parts.size() > 6 || spaces ||
       std::any_of(parts.begin(), parts.end(), [](const std::string& p) { return p.empty(); }) ||
       (parts.size() == 6 && !std::isdigit(static_cast<unsigned char>(parts[2][0])))) {

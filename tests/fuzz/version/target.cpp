@@ -6,10 +6,13 @@
 // dotted digits; written back into a setup.py as its literal it reads back the
 // same and picks the same profile (the same place in the ordering); the
 // release part of a version is idempotent; a PEP 440 version stays one with
-// the git part added, and with a suffix that is one's local label.
+// the git part added, and with a suffix that is one's local label; a wheel
+// file name made with the version names one RECORD, in one .dist-info
+// directory at the wheel's top.
 #include "base/layer/profile.hpp"
 #include "base/layer/profile_choice.hpp"
 #include "base/layer/wheel_version.hpp"
+#include "base/wheel/wheel_writer.hpp"
 #include "fuzz_support.hpp"
 
 using namespace ascend_setup;
@@ -65,6 +68,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
 
   const std::string& version = parts[2];
+  for (const std::string& wheel : {version + ".whl", "demo-" + version + "-py3-none-any.whl"}) {
+    std::string record;
+    if (fuzz::accepts([&] { record = record_path_for(wheel); })) {
+      const std::string tail = ".dist-info/RECORD";
+      FUZZ_CHECK(record.size() > tail.size() && record.ends_with(tail) &&
+                     record.find('/') == record.size() - 7 &&
+                     record.find('\0') == std::string::npos,
+                 "the wheel " + wheel + " names the RECORD " + record);
+    }
+  }
   const std::string release = release_part(version);
   FUZZ_CHECK(release_part(release) == release, "release_part is not idempotent: " + version);
   bool pep440 = false;
