@@ -1,5 +1,6 @@
 #include "fuzz_support.hpp"
 
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -22,6 +23,13 @@ void escaped(const char* type, const char* what) {
 }
 
 namespace {
+
+// The parsers' log lines (a warning per refused wheel, ...) would be most of
+// a run's time and its log's size.
+[[maybe_unused]] const bool quiet = [] {
+  spdlog::set_level(spdlog::level::off);
+  return true;
+}();
 
 void remove_scratch() {
   std::error_code ignored;

@@ -117,8 +117,8 @@ def archives():
     put(out, "truncated", b"\0" + tar_bytes(package)[:200])
     data = io.BytesIO()
     with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("pkg/readme.txt", "zip member\n")
-        archive.writestr("pkg/../zip-escape", "out\n")
+        for name, body in (("pkg/readme.txt", "zip member\n"), ("pkg/../zip-escape", "out\n")):
+            archive.writestr(zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0)), body)
     put(out, "zip", b"\1" + data.getvalue())
 
 
@@ -193,7 +193,44 @@ def gitmodules():
     put(out, "quoted", '[submodule "nested/sub"]\n  path = "nested/sub" ; comment\n  url = "git@host:sub\\\n.git"\n[include]\n  path = /etc/gitconfig\n')
 
 
+def http():
+    out = corpus("http_response")
+    put(out, "partial", "HTTP/1.1 206 Partial Content\r\nETag: \"abc\"\r\nLast-Modified: Tue, 01 Dec 2026 10:00:00 GMT\r\n"
+        "Content-Range: bytes 100-199/1000\r\nContent-Length: 100\r\n\r\n")
+    put(out, "proxy-then-server", "HTTP/1.1 200 Connection established\r\n\r\nHTTP/2 200\r\ncontent-length: 12\r\n"
+        "etag: W/\"x\"\r\n\r\n")
+    put(out, "unknown-total", "HTTP/1.0 416 Range Not Satisfiable\r\nContent-Range: bytes */1000\r\n"
+        "Content-Range: bytes 0-0/*\r\n\r\n")
+    put(out, "bad", "HTTP/1.1 99999999999999999999 x\r\nContent-Length: 12abc\r\nContent-Range: bytes 5-2/3\r\n")
+
+
+def proc():
+    out = corpus("proc_stat")
+    put(out, "plain", "1234 (bash) S 1000 1234 1234 34816 1234 4194560 100 0 0 0\n")
+    put(out, "paren", "77 (a) b) (c) Z 1 77 77 0 -1 4194560 0 0 0 0\n")
+    put(out, "short", "5 (x)")
+
+
+def pyvenv():
+    out = corpus("pyvenv_cfg")
+    put(out, "venv", "home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.11.2\n")
+    put(out, "uv", "home = /opt/python/3.12/bin\nimplementation = CPython\nversion_info = 3.12.7.final.0\n")
+    put(out, "odd", "home=/x = y\nversion = 3\nversion = 3.99999999999999999999\n")
+
+
+def locks():
+    out = corpus("lock_holder")
+    put(out, "holder", "4242 build-host-1\n")
+    put(out, "pid-only", "4242")
+    put(out, "torn", "42")
+    put(out, "bad", "-1 host\n99999999999 h\n")
+
+
 def main():
+    http()
+    proc()
+    pyvenv()
+    locks()
     gitmodules()
     profiles()
     wheels()
