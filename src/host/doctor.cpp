@@ -177,7 +177,7 @@ class Doctor {
       }
       for (const DiffFile& file : files) {
         const auto content =
-            repo ? repo->committed_file(file.path) : read_text_file(root_ / file.path);
+            repo ? repo->committed_file(file.old_path) : read_text_file(root_ / file.old_path);
         for (const HunkResult& hunk : failing_hunks(file, content)) {
           unfit.insert(file.path);
           nlohmann::ordered_json details = {{"patch", relative}, {"file", file.path}};

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 using namespace test_support;
 using ascend_setup::ProcessResult;
 namespace code = ascend_setup::exit_code;
@@ -350,4 +352,36 @@ TEST_F(DoctorTest, PatchThatNoLongerFitsUpstreamIsItsOwnErrorNamingEveryHunk) {
     EXPECT_EQ(read_file(tree / "python/triton/language/semantic.py"),
               read_file(fs::path(EXAMPLE_TREE) / "python/triton/language/semantic.py"));
   }
+}
+
+// The doctor reads the patches as the engine does: a renamed file's hunks fit
+// the old name's content; a plain diff without "diff --git" headers is one
+// malformed-patch finding saying so.
+TEST_F(DoctorTest, RenamingPatchFitsTheOldNameAndPlainDiffIsMalformed) {
+  const std::string autotuner = "python/triton/runtime/autotuner.py";
+  edit("third_party/ascend/patch/triton-ascend-dev-3.6.0.patch",
+       "diff --git a/" + autotuner + " b/" + autotuner + "\n",
+       "diff --git a/" + autotuner + " b/python/triton/runtime/tuner.py\nsimilarity index 90%\n" +
+           "rename from " + autotuner + "\nrename to python/triton/runtime/tuner.py\n");
+  edit("third_party/ascend/patch/triton-ascend-dev-3.6.0.patch", "+++ b/" + autotuner,
+       "+++ b/python/triton/runtime/tuner.py");
+  const ProcessResult renamed = host({"--doctor"});
+  EXPECT_EQ(renamed.exit_code, 0) << renamed.out << renamed.err;
+
+  const fs::path main_patch = tree / "third_party/ascend/patch/triton-ascend-3.6.0.patch";
+  std::string plain;
+  std::istringstream lines(read_file(main_patch));
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("diff --git ", 0) != 0 && line.rfind("index ", 0) != 0) {
+      plain += line + "\n";
+    }
+  }
+  write_file(main_patch, plain);
+  const ProcessResult result = host({"--doctor"});
+  EXPECT_EQ(result.exit_code, code::doctor_findings) << result.err;
+  EXPECT_TRUE(has(result.out,
+                  "malformed-patch: malformed patch "
+                  "third_party/ascend/patch/triton-ascend-3.6.0.patch: "))
+      << result.out;
+  EXPECT_TRUE(has(result.out, "no \"diff --git\" header")) << result.out;
 }

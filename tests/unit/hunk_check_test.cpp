@@ -3,7 +3,6 @@
 // names the line that differs when not.
 #include "base/git/hunk_check.hpp"
 
-#include "base/util/error.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -42,6 +41,17 @@ bool git_applies(const std::string& content, const std::string& patch) {
   return run_process(spec).exit_code == 0;
 }
 
+// `git diff` of `before` and `after` as f.txt in a real repository.
+std::string git_diff(const std::string& before, const std::string& after) {
+  TempDir dir;
+  const fs::path repo = dir.path() / "repo";
+  fs::create_directories(repo);
+  write_file(repo / "f.txt", before);
+  make_git_repo(repo, dir.path() / "home");
+  write_file(repo / "f.txt", after);
+  return must_run({"git", "-c", "core.autocrlf=false", "diff"}, repo, git_env(dir.path() / "home"));
+}
+
 HunkResult only_hunk(const std::string& content, const std::string& patch) {
   const auto files = parse_unified_diff(patch, "test.patch");
   EXPECT_EQ(files.size(), 1u);
@@ -56,24 +66,6 @@ struct Case {
 };
 
 }  // namespace
-
-TEST(HunkCheck, ParsesFilesAndHunks) {
-  const std::string patch = middle_patch +
-                            "diff --git a/new.txt b/new.txt\nnew file mode 100644\n"
-                            "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+a\n+b\n";
-  const auto files = parse_unified_diff(patch, "p");
-  ASSERT_EQ(files.size(), 2u);
-  EXPECT_EQ(files[0].path, "f.txt");
-  EXPECT_EQ(files[0].hunks.at(0).header, "@@ -7,7 +7,7 @@");
-  EXPECT_EQ(files[0].hunks.at(0).preimage.size(), 7u);
-  EXPECT_EQ(files[1].path, "new.txt");
-  EXPECT_TRUE(files[1].created);
-  EXPECT_EQ(files[1].hunks.at(0).postimage, (std::vector<std::string>{"a", "b"}));
-}
-
-TEST(HunkCheck, CutShortHunkIsMalformed) {
-  EXPECT_THROW(parse_unified_diff("--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n", "p"), Error);
-}
 
 TEST(HunkCheck, AgreesWithGitApply) {
   const std::vector<Case> cases = {
@@ -110,4 +102,31 @@ TEST(HunkCheck, MissingFileIsOneResult) {
   const auto results = failing_hunks(files.at(0), std::nullopt);
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].describe(), "f.txt: missing (the patch changes it)");
+}
+
+// The "\ No newline at end of file" markers are no lines of either image: a
+// last line without its newline matches as git apply matches it.
+TEST(HunkCheck, NoNewlineAtEndOfFileAgreesWithGitApply) {
+  for (const auto& [before, after] : std::vector<std::pair<std::string, std::string>>{
+           {"a\nb", "a\nc"}, {"a\nb", "a\nc\n"}, {"a\nb\n", "a\nc"}, {"a\nb", "a\nb\nc"}}) {
+    const std::string patch = git_diff(before, after);
+    ASSERT_NE(patch.find("\\ No newline at end of file"), std::string::npos) << patch;
+    EXPECT_EQ(only_hunk(before, patch).fit, HunkFit::applies) << patch;
+    EXPECT_TRUE(git_applies(before, patch)) << patch;
+    EXPECT_EQ(only_hunk(after, patch).fit, HunkFit::already_applied) << patch;
+  }
+}
+
+// A CRLF file's lines keep their carriage return: its patch fits it, not the
+// same text with LF line ends (nor does git apply take it there).
+TEST(HunkCheck, CrlfLinesAgreeWithGitApply) {
+  const std::string before = "one\r\ntwo\r\nthree\r\n";
+  const std::string patch = git_diff(before, "one\r\n2\r\nthree\r\n");
+  EXPECT_EQ(parse_unified_diff(patch, "p").at(0).hunks.at(0).preimage,
+            (std::vector<std::string>{"one\r", "two\r", "three\r"}));
+  EXPECT_EQ(only_hunk(before, patch).fit, HunkFit::applies);
+  EXPECT_TRUE(git_applies(before, patch));
+  const std::string unix_lines = "one\ntwo\nthree\n";
+  EXPECT_EQ(only_hunk(unix_lines, patch).fit, HunkFit::does_not_apply);
+  EXPECT_FALSE(git_applies(unix_lines, patch));
 }

@@ -1,6 +1,6 @@
-// Hunk by hunk, does a patch fit a given content? A unified diff (git's
-// format) is read into files and hunks, and each hunk is looked for in the
-// content with `git apply`'s rules: the exact preimage (context and removed
+// Hunk by hunk, does a patch fit a given content? Each hunk of a patch read
+// by parse_unified_diff (unified_diff.hpp) is looked for in the content with
+// `git apply`'s rules: the exact preimage (context and removed
 // lines, no fuzz), searched outward from the hunk's stated line; a hunk
 // starting at line 1 must match at the start, one without trailing context at
 // the end. A hunk whose preimage is absent but whose postimage is present is
@@ -10,29 +10,13 @@
 // hunks before it.
 #pragma once
 
+#include "base/git/unified_diff.hpp"
+
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace ascend_setup {
-
-struct DiffHunk {
-  std::string header;  // "@@ -a,b +c,d @@"
-  int old_start = 0, old_count = 0, new_start = 0, new_count = 0;
-  std::vector<std::string> preimage, postimage;  // lines without their newline
-  bool trailing_context = false;                 // ends with a context line
-};
-
-struct DiffFile {
-  std::string path;      // tree-relative (the new name, else the old one)
-  bool created = false;  // --- /dev/null
-  bool deleted = false;  // +++ /dev/null
-  std::vector<DiffHunk> hunks;
-};
-
-// Reads every file and hunk of a unified diff. Throws Error(bad_input) naming
-// `origin` when a hunk is cut short.
-std::vector<DiffFile> parse_unified_diff(const std::string& text, const std::string& origin);
 
 enum class HunkFit { applies, already_applied, does_not_apply };
 
@@ -58,12 +42,6 @@ std::vector<HunkResult> check_hunks(const DiffFile& file,
 
 // Only the hunks that do not apply (already-applied ones included).
 std::vector<HunkResult> failing_hunks(const DiffFile& file,
-                                      const std::optional<std::string>& content);
-
-// failing_hunks for the part of `patch_text` that changes `file` (none when
-// the patch does not touch it).
-std::vector<HunkResult> failing_hunks(const std::string& patch_text, const std::string& origin,
-                                      const std::string& file,
                                       const std::optional<std::string>& content);
 
 }  // namespace ascend_setup

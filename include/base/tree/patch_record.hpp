@@ -8,6 +8,7 @@
 // ignored with a warning (the engine then works the state out from the files).
 #pragma once
 
+#include "base/git/unified_diff.hpp"
 #include "base/layer/build_mode.hpp"
 
 #include <filesystem>
@@ -22,6 +23,7 @@ struct PatchText {
   std::filesystem::path origin;  // for messages: the profile's file or the recorded copy
   std::string text;
   std::string sha256;
+  std::vector<DiffFile> diff;      // its files and hunks (parse_files)
   std::vector<std::string> files;  // tree-relative paths it touches, in patch order
   std::set<std::string> created;   // files it adds
 
@@ -31,9 +33,9 @@ struct PatchText {
   static PatchText read(std::string name, std::filesystem::path origin, std::string text);
   // read(), then parse_files().
   static PatchText parse(std::string name, std::filesystem::path origin, std::string text);
-  // Fills `files` and `created` with libgit2's patch parser (whose start-up
-  // costs milliseconds: not on the no-change path). Throws Error naming
-  // `origin` when the text is no patch.
+  // Fills `diff`, `files` and `created` with parse_unified_diff (libgit2's
+  // parser, whose start-up costs milliseconds: not on the no-change path).
+  // Throws Error(bad_input) naming `origin` when the text is no patch.
   void parse_files();
 };
 

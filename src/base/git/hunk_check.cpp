@@ -1,10 +1,6 @@
 #include "base/git/hunk_check.hpp"
 
-#include "base/util/error.hpp"
-
-#include <cstdlib>
-#include <regex>
-#include <sstream>
+#include <algorithm>
 
 namespace ascend_setup {
 
@@ -23,20 +19,6 @@ std::vector<std::string> split_lines(const std::string& text) {
     start = end + 1;
   }
   return lines;
-}
-
-std::string strip_prefix(const std::string& path) {
-  if (path.rfind("a/", 0) == 0 || path.rfind("b/", 0) == 0) {
-    return path.substr(2);
-  }
-  return path;
-}
-
-// "--- a/x\tdate" -> "a/x"
-std::string header_path(const std::string& line) {
-  std::string path = line.substr(4);
-  const auto tab = path.find('\t');
-  return tab == std::string::npos ? path : path.substr(0, tab);
 }
 
 bool matches_at(const std::vector<std::string>& lines, std::size_t pos,
@@ -128,79 +110,6 @@ std::string quoted(const std::string& text) {
 
 }  // namespace
 
-std::vector<DiffFile> parse_unified_diff(const std::string& text, const std::string& origin) {
-  static const std::regex hunk_header(R"(^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@.*$)");
-  std::vector<DiffFile> files;
-  const std::vector<std::string> lines = split_lines(text);
-  std::string old_path;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::string& line = lines[i];
-    if (line.rfind("diff --git ", 0) == 0) {
-      files.emplace_back();
-      old_path.clear();
-      continue;
-    }
-    if (line.rfind("--- ", 0) == 0 && i + 1 < lines.size() && lines[i + 1].rfind("+++ ", 0) == 0) {
-      if (files.empty() || !files.back().hunks.empty()) {
-        files.emplace_back();  // a plain unified diff without "diff --git"
-      }
-      DiffFile& file = files.back();
-      old_path = header_path(line);
-      const std::string new_path = header_path(lines[i + 1]);
-      file.created = old_path == "/dev/null";
-      file.deleted = new_path == "/dev/null";
-      file.path = strip_prefix(file.deleted ? old_path : new_path);
-      ++i;
-      continue;
-    }
-    std::smatch match;
-    if (files.empty() || !std::regex_match(line, match, hunk_header)) {
-      continue;
-    }
-    DiffHunk hunk;
-    hunk.old_start = std::atoi(match[1].str().c_str());
-    hunk.old_count = match[2].matched ? std::atoi(match[2].str().c_str()) : 1;
-    hunk.new_start = std::atoi(match[3].str().c_str());
-    hunk.new_count = match[4].matched ? std::atoi(match[4].str().c_str()) : 1;
-    hunk.header = "@@ -" + match[1].str() + (match[2].matched ? "," + match[2].str() : "") + " +" +
-                  match[3].str() + (match[4].matched ? "," + match[4].str() : "") + " @@";
-    int old_left = hunk.old_count;
-    int new_left = hunk.new_count;
-    while ((old_left > 0 || new_left > 0) && i + 1 < lines.size()) {
-      const std::string& body = lines[++i];
-      const char sign = body.empty() ? ' ' : body[0];
-      const std::string content = body.empty() ? "" : body.substr(1);
-      if (sign == '\\') {
-        continue;
-      }
-      if (sign == ' ') {
-        hunk.preimage.push_back(content);
-        hunk.postimage.push_back(content);
-        --old_left;
-        --new_left;
-        hunk.trailing_context = true;
-      } else if (sign == '-') {
-        hunk.preimage.push_back(content);
-        --old_left;
-        hunk.trailing_context = false;
-      } else if (sign == '+') {
-        hunk.postimage.push_back(content);
-        --new_left;
-        hunk.trailing_context = false;
-      } else {
-        break;
-      }
-    }
-    if (old_left != 0 || new_left != 0) {
-      throw Error("malformed patch " + origin + ": hunk " + hunk.header + " of " +
-                  files.back().path + " is cut short");
-    }
-    files.back().hunks.push_back(std::move(hunk));
-  }
-  std::erase_if(files, [](const DiffFile& file) { return file.path.empty(); });
-  return files;
-}
-
 std::string HunkResult::describe() const {
   std::string text = file + (header.empty() ? "" : " " + header) + ": ";
   switch (fit) {
@@ -262,17 +171,6 @@ std::vector<HunkResult> failing_hunks(const DiffFile& file,
   std::vector<HunkResult> results = check_hunks(file, content);
   std::erase_if(results, [](const HunkResult& result) { return result.fit == HunkFit::applies; });
   return results;
-}
-
-std::vector<HunkResult> failing_hunks(const std::string& patch_text, const std::string& origin,
-                                      const std::string& file,
-                                      const std::optional<std::string>& content) {
-  for (const DiffFile& diff_file : parse_unified_diff(patch_text, origin)) {
-    if (diff_file.path == file) {
-      return failing_hunks(diff_file, content);
-    }
-  }
-  return {};
 }
 
 }  // namespace ascend_setup

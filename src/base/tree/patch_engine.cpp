@@ -244,18 +244,19 @@ void PatchEngine::report_troubled_files(const std::vector<std::string>& troubled
   for (const auto& file : troubled) {
     std::vector<std::string> hunks;
     for (const auto& patch : wanted) {
-      if (!patch.touches(file)) {
-        continue;
-      }
-      if (repo) {
-        for (const auto& hunk :
-             failing_hunks(patch.text, patch.origin.string(), file, repo->committed_file(file))) {
-          stale.push_back(patch.name + ": " + hunk.describe());
+      for (const DiffFile& diff_file : patch.diff) {
+        if (diff_file.path != file) {
+          continue;
         }
-      }
-      for (const auto& hunk : failing_hunks(patch.text, patch.origin.string(), file,
-                                            read_text_file(tree_root_ / file))) {
-        hunks.push_back(hunk.describe());
+        if (repo) {
+          for (const auto& hunk : failing_hunks(diff_file, repo->committed_file(file))) {
+            stale.push_back(patch.name + ": " + hunk.describe());
+          }
+        }
+        for (const auto& hunk : failing_hunks(diff_file, read_text_file(tree_root_ / file))) {
+          hunks.push_back(hunk.describe());
+        }
+        break;
       }
     }
     const auto conflict = analysis.conflicts.find(file);

@@ -1,16 +1,12 @@
 #include "base/tree/patch_record.hpp"
 
-#include "base/git/source_repo.hpp"
 #include "base/util/digest.hpp"
-#include "base/util/error.hpp"
 #include "base/util/text_file.hpp"
 
-#include <git2.h>
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <memory>
 
 namespace fs = std::filesystem;
 
@@ -32,7 +28,7 @@ bool PatchText::touches(const std::string& file) const {
 }
 
 PatchText PatchText::read(std::string name, fs::path origin, std::string text) {
-  PatchText patch{std::move(name), std::move(origin), std::move(text), {}, {}, {}};
+  PatchText patch{std::move(name), std::move(origin), std::move(text), {}, {}, {}, {}};
   patch.sha256 = sha256_hex(patch.text);
   return patch;
 }
@@ -44,28 +40,18 @@ PatchText PatchText::parse(std::string name, fs::path origin, std::string text) 
 }
 
 void PatchText::parse_files() {
-  PatchText& patch = *this;
-  ensure_libgit2();
-  git_diff* diff = nullptr;
-  if (git_diff_from_buffer(&diff, patch.text.data(), patch.text.size()) != 0) {
-    const git_error* error = git_error_last();
-    throw Error("malformed patch " + patch.origin.string() + ": " +
-                (error && error->message ? error->message : "cannot be parsed"));
-  }
-  std::unique_ptr<git_diff, decltype(&git_diff_free)> guard(diff, git_diff_free);
-  for (size_t i = 0; i < git_diff_num_deltas(diff); ++i) {
-    const git_diff_delta* delta = git_diff_get_delta(diff, i);
-    for (const char* path : {delta->old_file.path, delta->new_file.path}) {
-      if (path != nullptr && !patch.touches(path)) {
-        patch.files.emplace_back(path);
+  diff = parse_unified_diff(text, origin.string());
+  files.clear();
+  created.clear();
+  for (const DiffFile& file : diff) {
+    for (const std::string& path : {file.old_path, file.path}) {
+      if (!touches(path)) {
+        files.push_back(path);
       }
     }
-    if (delta->status == GIT_DELTA_ADDED) {
-      patch.created.insert(delta->new_file.path);
+    if (file.created) {
+      created.insert(file.path);
     }
-  }
-  if (patch.files.empty()) {
-    throw Error("malformed patch " + patch.origin.string() + ": it changes no file");
   }
 }
 
