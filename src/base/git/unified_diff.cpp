@@ -94,6 +94,11 @@ DiffHunk read_hunk(git_patch* patch, std::size_t index, const std::string& text,
 }  // namespace
 
 std::vector<DiffFile> parse_unified_diff(const std::string& text, const std::string& origin) {
+  if (const auto nul = text.find('\0'); nul != std::string::npos) {
+    // Not a text patch (git writes a binary one for such content); libgit2
+    // 1.5 would copy such a line up to the NUL and read it to its full length.
+    malformed(origin, "a NUL byte at offset " + std::to_string(nul) + " (a text patch holds none)");
+  }
   ensure_libgit2();
   git_diff* raw_diff = nullptr;
   require_ok(git_diff_from_buffer(&raw_diff, text.data(), text.size()), text, origin);

@@ -1,9 +1,12 @@
-// The Ascend patch files (git's unified diff), read by parse_unified_diff for
-// the patch engine and the doctor. Invariants: only Error refuses a patch;
-// each hunk holds as many preimage and postimage lines as its header counts;
+// The Ascend patch files (git's unified diff), read by parse_unified_diff
+// (libgit2's parser) for the patch engine, its record and the doctor.
+// Invariants: only Error refuses a patch; every path it names stays in the
+// tree (relative, no `..` part); each hunk holds as many preimage and
+// postimage lines as its header counts;
 // a hunk checked against a file made of exactly its own preimage fits there
 // (applies, or is already applied when it changes nothing).
 #include "base/git/hunk_check.hpp"
+#include "base/git/unified_diff.hpp"
 #include "fuzz_support.hpp"
 
 using namespace ascend_setup;
@@ -15,7 +18,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   for (const DiffFile& file : files) {
-    FUZZ_CHECK(!file.path.empty(), "a file without a path");
+    FUZZ_CHECK(!file.path.empty() && !file.old_path.empty(), "a file without a path");
+    for (const std::string& path : {file.path, file.old_path}) {
+      const std::filesystem::path parsed(path);
+      bool dotdot = false;
+      for (const auto& part : parsed) {
+        dotdot = dotdot || part == "..";
+      }
+      FUZZ_CHECK(parsed.is_relative() && !dotdot && path.find('\0') == std::string::npos,
+                 "a path that leaves the tree: " + path);
+    }
     for (const DiffHunk& hunk : file.hunks) {
       FUZZ_CHECK(hunk.preimage.size() == static_cast<std::size_t>(hunk.old_count) &&
                      hunk.postimage.size() == static_cast<std::size_t>(hunk.new_count),
