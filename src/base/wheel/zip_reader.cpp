@@ -185,6 +185,13 @@ std::string ZipReader::read(const ZipEntry& entry) const {
     throw Error(path_.string() + ": " + entry.name + " uses compression method " +
                 std::to_string(entry.method) + ", not stored or deflated");
   }
+  // Deflate gives at most 1032 bytes a compressed byte: a larger claim is
+  // false, and no buffer is sized by it.
+  if (entry.size / 1032 > entry.compressed_size) {
+    throw Error(path_.string() + ": " + entry.name + " claims " + std::to_string(entry.size) +
+                " bytes from " + std::to_string(entry.compressed_size) +
+                " compressed, more than deflate gives");
+  }
   std::string out(entry.size, '\0');
   libdeflate_decompressor* decompressor = libdeflate_alloc_decompressor();
   size_t actual = 0;
