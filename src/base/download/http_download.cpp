@@ -3,6 +3,7 @@
 #include "base/download/download_progress.hpp"
 #include "base/layer/environment.hpp"
 #include "base/process/stop_signals.hpp"
+#include "base/util/numbers.hpp"
 #include "base/util/strings.hpp"
 #include "base/util/system_error.hpp"
 #include "base/util/text_file.hpp"
@@ -55,12 +56,7 @@ struct Transfer {
   std::uint64_t request_offset = 0;
   bool asked_range = false;
   bool probe = false;
-  // Response headers of the current (last) response.
-  long status = 0;
-  std::string etag;
-  std::string last_modified;
-  std::string content_range;
-  std::optional<std::uint64_t> content_length;
+  ResponseHeaders response;  // of the current (last) response
   bool body_started = false;
   // Why the transfer was ended by us: cut (its range is done), a retryable
   // reason, a local write error.
@@ -79,33 +75,6 @@ struct Transfer {
     }
   }
 };
-
-bool iequals_prefix(const std::string& line, const char* name) {
-  const size_t length = std::strlen(name);
-  return line.size() > length && strncasecmp(line.c_str(), name, length) == 0;
-}
-
-// "bytes a-b/total": a and total (nullopt for "*").
-bool parse_content_range(const std::string& text, std::uint64_t& first,
-                         std::optional<std::uint64_t>& total) {
-  unsigned long long a = 0;
-  unsigned long long b = 0;
-  char rest[32] = {};
-  if (std::sscanf(text.c_str(), "bytes %llu-%llu/%31s", &a, &b, rest) != 3) {
-    return false;
-  }
-  first = a;
-  total = std::nullopt;
-  if (std::strcmp(rest, "*") != 0) {
-    char* end = nullptr;
-    const unsigned long long value = std::strtoull(rest, &end, 10);
-    if (end == rest) {
-      return false;
-    }
-    total = value;
-  }
-  return true;
-}
 
 void global_init() {
   static std::once_flag once;
@@ -178,41 +147,22 @@ class Downloader {
     if (t.generation != generation_) {
       return 0;
     }
-    const std::string line(data, size);
-    if (line.rfind("HTTP/", 0) == 0) {
-      t.status = 0;
-      t.etag.clear();
-      t.last_modified.clear();
-      t.content_range.clear();
-      t.content_length.reset();
-      const size_t space = line.find(' ');
-      if (space != std::string::npos) {
-        t.status = std::strtol(line.c_str() + space + 1, nullptr, 10);
-      }
-    } else if (iequals_prefix(line, "etag:")) {
-      t.etag = trim(line.substr(5));
-    } else if (iequals_prefix(line, "last-modified:")) {
-      t.last_modified = trim(line.substr(14));
-    } else if (iequals_prefix(line, "content-range:")) {
-      t.content_range = trim(line.substr(14));
-    } else if (iequals_prefix(line, "content-length:")) {
-      t.content_length = std::strtoull(trim(line.substr(15)).c_str(), nullptr, 10);
-    } else if (trim(line).empty()) {
+    if (read_header_line(std::string_view(data, size), t.response)) {
       // The end of a response's headers. Only the server's answer counts:
       // libcurl records its code before handing its header lines over, and
       // never a CONNECT tunnel's (those are suppressed too).
       long code = 0;
       curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &code);
-      if (code != t.status) {
-        t.status = 0;
+      if (code != t.response.status) {
+        t.response.status = 0;
         return size;
       }
-      if (t.status == 200 || t.status == 206) {
+      if (t.response.status == 200 || t.response.status == 206) {
         ever_answered_ = true;
         if (!on_response(t)) {
           return 0;
         }
-      } else if (t.status >= 400) {
+      } else if (t.response.status >= 400) {
         ever_answered_ = true;  // FAILONERROR ends the transfer; the code says why
       }
     }
@@ -220,7 +170,7 @@ class Downloader {
   }
 
   size_t on_body(Transfer& t, const char* data, size_t size) {
-    if (t.generation != generation_ || t.status == 0) {
+    if (t.generation != generation_ || t.response.status == 0) {
       return 0;
     }
     Segment& segment = segments_[t.segment];
@@ -252,18 +202,20 @@ class Downloader {
  private:
   // The response's headers are complete: a 200 or a 206 to this request.
   bool on_response(Transfer& t) {
-    const std::string validator =
-        !t.etag.empty() && t.etag.rfind("W/", 0) != 0 ? t.etag : t.last_modified;
-    if (t.status == 206) {
-      std::uint64_t first = 0;
-      std::optional<std::uint64_t> total;
-      if (!parse_content_range(t.content_range, first, total) || first != t.request_offset) {
-        t.retry_reason = "the server answered another range (" + t.content_range + ")";
+    const std::string validator = !t.response.etag.empty() && t.response.etag.rfind("W/", 0) != 0
+                                      ? t.response.etag
+                                      : t.response.last_modified;
+    if (t.response.status == 206) {
+      const auto range = parse_content_range(t.response.content_range);
+      if (!range || range->first != t.request_offset) {
+        t.retry_reason = "the server answered another range (" + t.response.content_range + ")";
         return false;
       }
+      const std::optional<std::uint64_t> total = range->total;
       if (t.probe) {
         if (!total) {
-          t.retry_reason = "the server gave no length (Content-Range " + t.content_range + ")";
+          t.retry_reason =
+              "the server gave no length (Content-Range " + t.response.content_range + ")";
           return false;
         }
         start_ranged(t, *total, validator);
@@ -295,7 +247,7 @@ class Downloader {
       return false;
     }
     t.received = 0;
-    length_ = t.content_length ? *t.content_length : kUnknown;
+    length_ = t.response.content_length ? *t.response.content_length : kUnknown;
     validator_ = validator;
     ranged_ = false;
     segments_.assign(1, Segment{0, length_, 0});
@@ -811,17 +763,65 @@ int positive(EnvVar var, int fallback, int max) {
   if (!text || text->empty()) {
     return fallback;
   }
-  char* end = nullptr;
-  const long value = std::strtol(text->c_str(), &end, 10);
-  if (*end != '\0' || value < 1 || value > max) {
-    throw Error(env_name(var, nullptr) + "=" + *text + " is not a whole number from 1 to " +
-                    std::to_string(max),
-                ErrorKind::usage);
-  }
-  return static_cast<int>(value);
+  return parse_setting(env_name(var, nullptr), *text, 1, max);
 }
 
 }  // namespace
+
+std::optional<ContentRange> parse_content_range(std::string_view text) {
+  constexpr auto kMax = std::numeric_limits<std::uint64_t>::max();
+  if (!text.starts_with("bytes ")) {
+    return std::nullopt;
+  }
+  text.remove_prefix(6);
+  const size_t dash = text.find('-');
+  const size_t slash = text.find('/');
+  if (dash == std::string_view::npos || slash == std::string_view::npos || slash < dash) {
+    return std::nullopt;
+  }
+  const auto first = parse_integer<std::uint64_t>(text.substr(0, dash), 0, kMax);
+  const auto last = parse_integer<std::uint64_t>(text.substr(dash + 1, slash - dash - 1), 0, kMax);
+  const std::string_view total_text = text.substr(slash + 1);
+  if (!first || !last || *last < *first) {
+    return std::nullopt;
+  }
+  ContentRange range{*first, *last, std::nullopt};
+  if (total_text != "*") {
+    range.total = parse_integer<std::uint64_t>(total_text, 0, kMax);
+    if (!range.total || *range.total <= *last) {
+      return std::nullopt;
+    }
+  }
+  return range;
+}
+
+bool read_header_line(std::string_view line, ResponseHeaders& headers) {
+  const auto named = [&](std::string_view name) {
+    return line.size() > name.size() && strncasecmp(line.data(), name.data(), name.size()) == 0;
+  };
+  const auto value = [&](std::string_view name) { return trim(line.substr(name.size())); };
+  if (line.starts_with("HTTP/")) {
+    headers = ResponseHeaders{};
+    const size_t space = line.find(' ');
+    if (space != std::string_view::npos) {
+      const std::string_view rest = line.substr(space + 1);
+      headers.status =
+          parse_integer(rest.substr(0, rest.find_first_of(" \r\n")), 100L, 999L).value_or(0);
+    }
+  } else if (named("etag:")) {
+    headers.etag = value("etag:");
+  } else if (named("last-modified:")) {
+    headers.last_modified = value("last-modified:");
+  } else if (named("content-range:")) {
+    headers.content_range = value("content-range:");
+  } else if (named("content-length:")) {
+    headers.content_length = parse_integer<std::uint64_t>(
+        value("content-length:"), 0, std::numeric_limits<std::uint64_t>::max());
+  } else if (trim(line).empty()) {
+    return true;
+  }
+  return false;
+}
 
 fs::path part_path(const fs::path& target) { return target.string() + ".part"; }
 fs::path state_path(const fs::path& target) { return target.string() + ".part.state"; }

@@ -2,6 +2,8 @@
 
 #include "base/layer/environment.hpp"
 #include "base/util/error.hpp"
+#include "base/util/executable_search.hpp"
+#include "base/util/numbers.hpp"
 #include "base/util/text_file.hpp"
 
 #include <fcntl.h>
@@ -31,13 +33,11 @@ namespace {
 // A whole number from `low` to `high`, else Error naming the spec.
 int spec_number(const std::string& text, int low, int high, const std::string& spec,
                 const char* what) {
-  if (text.empty() || text.size() > 6 ||
-      text.find_first_not_of("0123456789") != std::string::npos || std::stoi(text) < low ||
-      std::stoi(text) > high) {
-    throw Error(fmt::format("distcc host `{}`: the {} `{}` is not a whole number from {} to {}",
-                            spec, what, text, low, high));
+  if (const auto number = parse_integer(text, low, high)) {
+    return *number;
   }
-  return std::stoi(text);
+  throw Error(fmt::format("distcc host `{}`: the {} `{}` is not a whole number from {} to {}", spec,
+                          what, text, low, high));
 }
 
 DistccHost parse_host(const std::string& spec) {
@@ -173,16 +173,7 @@ std::string join_specs(const std::vector<DistccHost>& hosts) {
 }
 
 std::optional<fs::path> distcc_on_path() {
-  const std::string path = env_value(EnvVar::path, nullptr).value_or("");
-  std::istringstream dirs(path);
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    const fs::path candidate = fs::path(dir.empty() ? "." : dir) / "distcc";
-    std::error_code ignored;
-    if (!fs::is_directory(candidate, ignored) && ::access(candidate.c_str(), X_OK) == 0) {
-      return candidate;
-    }
-  }
-  return std::nullopt;
+  return find_executable("distcc", env_value(EnvVar::path, nullptr));
 }
 
 int probe_milliseconds() {
@@ -190,13 +181,7 @@ int probe_milliseconds() {
   if (!text || text->empty()) {
     return 1000;
   }
-  if (text->size() > 6 || text->find_first_not_of("0123456789") != std::string::npos ||
-      std::stoi(*text) < 1 || std::stoi(*text) > 60000) {
-    throw Error(env_name(EnvVar::distcc_probe_ms, nullptr) + "=" + *text +
-                    " is not a whole number from 1 to 60000",
-                ErrorKind::usage);
-  }
-  return std::stoi(*text);
+  return parse_setting(env_name(EnvVar::distcc_probe_ms, nullptr), *text, 1, 60000);
 }
 
 CompileCluster& applied_cluster() {
