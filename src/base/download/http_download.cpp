@@ -7,6 +7,7 @@
 #include "base/util/strings.hpp"
 #include "base/util/system_error.hpp"
 #include "base/util/text_file.hpp"
+#include "base/util/unique_fd.hpp"
 
 #include <curl/curl.h>
 #include <fcntl.h>
@@ -101,9 +102,6 @@ class Downloader {
     if (multi_ != nullptr) {
       curl_multi_cleanup(multi_);
     }
-    if (fd_ >= 0) {
-      ::close(fd_);
-    }
   }
 
   DownloadResult run() {
@@ -178,8 +176,8 @@ class Downloader {
     const std::uint64_t take = std::min<std::uint64_t>(size, segment.remaining());
     std::uint64_t written = 0;
     while (written < take) {
-      const ssize_t n =
-          ::pwrite(fd_, data + written, take - written, static_cast<off_t>(position + written));
+      const ssize_t n = ::pwrite(fd_.get(), data + written, take - written,
+                                 static_cast<off_t>(position + written));
       if (n < 0) {
         if (errno == EINTR) {
           continue;
@@ -242,7 +240,7 @@ class Downloader {
     const int kept = generation_ + 1;
     generation_ = kept;  // every other transfer is stale now
     t.generation = kept;
-    if (::ftruncate(fd_, 0) != 0) {
+    if (::ftruncate(fd_.get(), 0) != 0) {
       t.write_errno = errno;
       return false;
     }
@@ -265,7 +263,7 @@ class Downloader {
     length_ = total;
     validator_ = validator;
     ranged_ = true;
-    if (::ftruncate(fd_, static_cast<off_t>(total)) != 0) {
+    if (::ftruncate(fd_.get(), static_cast<off_t>(total)) != 0) {
       throw system_error("size the partial download", part_, errno, total);
     }
     const std::uint64_t first = std::min(total, probe_bytes());
@@ -315,8 +313,8 @@ class Downloader {
         segments_.clear();
       }
     }
-    fd_ = ::open(part_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | (resumed ? 0 : O_TRUNC), 0644);
-    if (fd_ < 0) {
+    fd_.reset(::open(part_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | (resumed ? 0 : O_TRUNC), 0644));
+    if (!fd_) {
       throw system_error("open", part_, errno);
     }
     if (resumed) {
@@ -342,13 +340,13 @@ class Downloader {
     probe_pending_ = true;
     std::error_code ignored;
     fs::remove(state_file_, ignored);
-    if (fd_ >= 0 && ::ftruncate(fd_, 0) != 0) {
+    if (fd_ && ::ftruncate(fd_.get(), 0) != 0) {
       throw system_error("truncate", part_, errno);
     }
   }
 
   void save_state() {
-    if (fd_ < 0 || length_ == kUnknown || validator_.empty()) {
+    if (!fd_ || length_ == kUnknown || validator_.empty()) {
       return;
     }
     nlohmann::json segments = nlohmann::json::array();
@@ -361,7 +359,7 @@ class Downloader {
                                   {"ranged", ranged_},
                                   {"segments", segments}};
     // The recorded bytes are in the part before the state says so.
-    ::fdatasync(fd_);
+    ::fdatasync(fd_.get());
     const fs::path temporary = state_file_.string() + ".tmp";
     try {
       write_text_file(temporary, state.dump());
@@ -704,7 +702,7 @@ class Downloader {
 
   void finish() {
     struct stat info {};
-    if (::fstat(fd_, &info) != 0) {
+    if (::fstat(fd_.get(), &info) != 0) {
       throw system_error("inspect", part_, errno);
     }
     if (static_cast<std::uint64_t>(info.st_size) != length_ || bytes_done() != length_) {
@@ -712,11 +710,9 @@ class Downloader {
                               std::to_string(length_) + " the server announced",
                           false);
     }
-    if (::fdatasync(fd_) != 0) {
+    if (::fdatasync(fd_.get()) != 0 || !fd_.close()) {
       throw system_error("flush", part_, errno);
     }
-    ::close(fd_);
-    fd_ = -1;
     // The state goes only once the file has its name: a failed rename keeps a
     // part the next run can check and finish instead of fetching it again.
     if (::rename(part_.c_str(), target_.c_str()) != 0) {
@@ -744,7 +740,7 @@ class Downloader {
   std::exception_ptr failure_;  // thrown in a libcurl callback, rethrown after it
   DownloadResult result_;
   CURLM* multi_ = nullptr;
-  int fd_ = -1;
+  UniqueFd fd_;
   std::vector<std::unique_ptr<Transfer>> transfers_;
   std::vector<Segment> segments_;
   std::uint64_t length_ = kUnknown;

@@ -8,6 +8,7 @@
 #include "base/util/strings.hpp"
 #include "base/util/system_error.hpp"
 #include "base/util/text_file.hpp"
+#include "base/util/unique_fd.hpp"
 
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
@@ -46,32 +47,26 @@ std::string shell_quoted(const std::string& text) {
 // SHA-256 of a file as lowercase hex, read in blocks (a package is GBs); a
 // stop signal ends it.
 std::string file_sha256(const fs::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+  const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) {
     throw system_error("open", path, errno);
   }
   Sha256 sha;
   std::string block(std::size_t{1} << 20, '\0');
   while (true) {
-    if (stop_signal() != 0) {
-      ::close(fd);
-      throw_if_stopped();
-    }
-    const ssize_t n = ::read(fd, block.data(), block.size());
+    throw_if_stopped();
+    const ssize_t n = ::read(fd.get(), block.data(), block.size());
     if (n < 0 && errno == EINTR) {
       continue;
     }
     if (n < 0) {
-      const int error_number = errno;
-      ::close(fd);
-      throw system_error("read", path, error_number);
+      throw system_error("read", path, errno);
     }
     if (n == 0) {
       break;
     }
     sha.update(std::string_view(block.data(), static_cast<std::size_t>(n)));
   }
-  ::close(fd);
   return sha.hex();
 }
 

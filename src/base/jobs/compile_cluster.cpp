@@ -4,7 +4,9 @@
 #include "base/util/error.hpp"
 #include "base/util/executable_search.hpp"
 #include "base/util/numbers.hpp"
+#include "base/util/strings.hpp"
 #include "base/util/text_file.hpp"
+#include "base/util/unique_fd.hpp"
 
 #include <fcntl.h>
 #include <netdb.h>
@@ -114,9 +116,10 @@ struct ProbeState {
 
 // Connects to one address until `deadline`: "" when it answered, else why not.
 std::string connect_once(const addrinfo& address, std::chrono::steady_clock::time_point deadline) {
-  const int fd = ::socket(address.ai_family, address.ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
-                          address.ai_protocol);
-  if (fd < 0) {
+  const UniqueFd socket(::socket(
+      address.ai_family, address.ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, address.ai_protocol));
+  const int fd = socket.get();
+  if (!socket) {
     return std::strerror(errno);
   }
   std::string why;
@@ -139,7 +142,6 @@ std::string connect_once(const addrinfo& address, std::chrono::steady_clock::tim
       }
     }
   }
-  ::close(fd);
   return why;
 }
 
@@ -271,7 +273,7 @@ CompileCluster plan_compile_cluster() {
     text = env_value(EnvVar::distcc_hosts, nullptr);
     cluster.source = env_name(EnvVar::distcc_hosts, nullptr);
   }
-  if (!text || text->find_first_not_of(" \t\r\n") == std::string::npos) {
+  if (!text || trim(*text).empty()) {
     return cluster;
   }
   DistccHosts hosts;

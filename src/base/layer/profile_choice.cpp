@@ -126,9 +126,7 @@ std::optional<TreeVersion> read_tree_version(const std::vector<Profile>& candida
     const std::string& file = profile.version.file;
     if (tried.insert(file).second) {
       if (const auto text = read_text_file(tree_root / file)) {
-        const std::string trimmed =
-            text->substr(std::min(text->size(), text->find_first_not_of(" \t\r\n")));
-        if (std::string version = release_part(trimmed); !version.empty()) {
+        if (std::string version = release_part(trim(*text)); !version.empty()) {
           return TreeVersion{version, file};
         }
       }

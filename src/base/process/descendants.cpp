@@ -119,8 +119,8 @@ size_t signal_descendants(int number, std::set<pid_t>* skip) {
     if (skip != nullptr && !skip->insert(pid).second) {
       continue;
     }
-    const int pidfd = pidfd_open(pid);
-    if (pidfd < 0) {
+    const UniqueFd pidfd(pidfd_open(pid));
+    if (!pidfd) {
       continue;  // ended meanwhile
     }
     // The pidfd holds the process that has this pid now: it is ours when its
@@ -128,10 +128,9 @@ size_t signal_descendants(int number, std::set<pid_t>* skip) {
     ProcessState state;
     if (read_state(pid, state) && state.state != 'Z' &&
         (state.parent == ::getpid() || ours.contains(state.parent)) &&
-        pidfd_send_signal(pidfd, number) == 0) {
+        pidfd_send_signal(pidfd.get(), number) == 0) {
       ++signalled;
     }
-    ::close(pidfd);
   }
   return signalled;
 }

@@ -7,6 +7,7 @@
 #include "base/util/staged_replacement.hpp"
 #include "base/util/system_error.hpp"
 #include "base/util/text_file.hpp"
+#include "base/util/unique_fd.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -47,37 +48,30 @@ constexpr int journal_format = 1;
 // whatever happens.
 void replace_atomically(const fs::path& path, const fs::path& temp, const std::string& bytes,
                         unsigned mode, int uid, int gid) {
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0 && errno == EEXIST) {
+  UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  if (!fd && errno == EEXIST) {
     ::unlink(temp.c_str());  // left by a killed run with the same pid
-    fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    fd.reset(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
   }
-  if (fd < 0) {
+  if (!fd) {
     throw system_error("write", path, errno);
   }
   try {
-    if (uid >= 0 && ::geteuid() == 0 && ::fchown(fd, uid, gid) != 0) {
+    if (uid >= 0 && ::geteuid() == 0 && ::fchown(fd.get(), uid, gid) != 0) {
       throw system_error("keep the owner of", path, errno);
     }
-    if (::fchmod(fd, mode) != 0) {
+    if (::fchmod(fd.get(), mode) != 0) {
       throw system_error("keep the mode of", path, errno);
     }
-    write_fully(fd, bytes, path);
-    if (::fsync(fd) != 0) {
-      throw system_error("write", path, errno);
-    }
-    const int closed = ::close(fd);
-    fd = -1;
-    if (closed != 0) {
+    write_fully(fd.get(), bytes, path);
+    if (::fsync(fd.get()) != 0 || !fd.close()) {
       throw system_error("write", path, errno);
     }
     if (::rename(temp.c_str(), path.c_str()) != 0) {
       throw system_error("replace", path, errno);
     }
   } catch (...) {
-    if (fd >= 0) {
-      ::close(fd);
-    }
+    fd.reset();
     ::unlink(temp.c_str());
     throw;
   }
