@@ -6,8 +6,8 @@
 #include "base/util/numbers.hpp"
 #include "base/util/strings.hpp"
 #include "base/util/system_error.hpp"
-#include "base/util/text_file.hpp"
 #include "base/util/unique_fd.hpp"
+#include "base/util/whole_file.hpp"
 
 #include <curl/curl.h>
 #include <fcntl.h>
@@ -288,7 +288,7 @@ class Downloader {
   void open_part() {
     // A state of the same URL whose part has the recorded length: resume.
     bool resumed = false;
-    if (const auto text = read_text_file(state_file_)) {
+    if (const auto text = read_whole_file(state_file_)) {
       try {
         const auto state = nlohmann::json::parse(*text);
         struct stat info {};
@@ -362,7 +362,7 @@ class Downloader {
     ::fdatasync(fd_.get());
     const fs::path temporary = state_file_.string() + ".tmp";
     try {
-      write_text_file(temporary, state.dump());
+      write_whole_file(temporary, state.dump());
       fs::rename(temporary, state_file_);
     } catch (const std::exception& error) {
       spdlog::debug("cannot save the download state: {}", error.what());

@@ -5,8 +5,8 @@
 #include "base/util/executable_search.hpp"
 #include "base/util/numbers.hpp"
 #include "base/util/strings.hpp"
-#include "base/util/text_file.hpp"
 #include "base/util/unique_fd.hpp"
+#include "base/util/whole_file.hpp"
 
 #include <fcntl.h>
 #include <netdb.h>
@@ -362,7 +362,7 @@ std::vector<std::string> cluster_cmake_args(const CompileCluster& cluster,
   }
   // Without a cluster: a distcc launcher an earlier run left in the cache
   // is emptied.
-  const std::string cache = read_text_file(cmake_dir / "CMakeCache.txt").value_or("");
+  const std::string cache = read_whole_file(cmake_dir / "CMakeCache.txt").value_or("");
   std::istringstream lines(cache);
   for (std::string line; std::getline(lines, line);) {
     for (const char* language : {"C", "CXX"}) {

@@ -6,7 +6,7 @@
 #include "base/jobs/compile_cluster.hpp"
 #include "base/layer/environment.hpp"
 #include "base/util/numbers.hpp"
-#include "base/util/text_file.hpp"
+#include "base/util/whole_file.hpp"
 
 #include <sched.h>
 #include <spdlog/fmt/fmt.h>
@@ -32,7 +32,7 @@ std::optional<std::uint64_t> number(std::string_view text) {
 }
 
 std::string self_path(const fs::path& self_cgroup, std::string_view controller) {
-  return cgroup_of_self(read_text_file(self_cgroup).value_or(""), controller);
+  return cgroup_of_self(read_whole_file(self_cgroup).value_or(""), controller);
 }
 
 // The directories from the process's cgroup up to the hierarchy's root (the
@@ -62,7 +62,7 @@ struct Limit {
 std::optional<Limit> v2_cpu(const MachineView& view) {
   std::optional<Limit> best;
   for (const fs::path& dir : levels(view.cgroup_root, self_path(view.self_cgroup, ""))) {
-    const auto text = read_text_file(dir / "cpu.max");
+    const auto text = read_whole_file(dir / "cpu.max");
     const auto quota = text ? cpu_max_quota(*text) : std::nullopt;  // "max": none at this level
     if (!quota) {
       continue;
@@ -85,8 +85,8 @@ std::optional<Limit> v1_cpu(const MachineView& view) {
       continue;
     }
     for (const fs::path& dir : levels(hierarchy, self_path(view.self_cgroup, "cpu"))) {
-      const auto quota_text = read_text_file(dir / "cpu.cfs_quota_us");
-      const auto period_text = read_text_file(dir / "cpu.cfs_period_us");
+      const auto quota_text = read_whole_file(dir / "cpu.cfs_quota_us");
+      const auto period_text = read_whole_file(dir / "cpu.cfs_period_us");
       const auto quota =
           quota_text && period_text ? cfs_quota(*quota_text, *period_text) : std::nullopt;
       if (!quota) {
@@ -107,7 +107,7 @@ std::optional<Limit> v1_cpu(const MachineView& view) {
 std::optional<Limit> v2_memory(const MachineView& view) {
   std::optional<Limit> best;
   for (const fs::path& dir : levels(view.cgroup_root, self_path(view.self_cgroup, ""))) {
-    const auto text = read_text_file(dir / "memory.max");
+    const auto text = read_whole_file(dir / "memory.max");
     const auto bytes = text ? memory_limit(*text) : std::nullopt;  // "max": none
     if (bytes && (!best || double(*bytes) < best->value)) {
       best = Limit{double(*bytes), "cgroup v2 memory.max"};
@@ -124,7 +124,7 @@ std::optional<Limit> v1_memory(const MachineView& view) {
     return best;
   }
   for (const fs::path& dir : levels(hierarchy, self_path(view.self_cgroup, "memory"))) {
-    const auto text = read_text_file(dir / "memory.limit_in_bytes");
+    const auto text = read_whole_file(dir / "memory.limit_in_bytes");
     const auto bytes = text ? memory_limit(*text) : std::nullopt;
     if (bytes && (!best || double(*bytes) < best->value)) {
       best = Limit{double(*bytes), "cgroup v1 memory.limit_in_bytes"};
@@ -220,7 +220,7 @@ JobLimits compute_job_limits(const MachineView& view) {
   } else {
     limits.cpu_source += "; no cgroup CPU quota";
   }
-  const std::uint64_t total = mem_total(read_text_file(view.meminfo).value_or(""));
+  const std::uint64_t total = mem_total(read_whole_file(view.meminfo).value_or(""));
   limits.memory = total;
   limits.memory_source = "MemTotal";
   if (auto limit = v2 ? v2_memory(view) : v1_memory(view)) {

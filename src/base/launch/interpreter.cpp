@@ -6,7 +6,7 @@
 #include "base/util/executable_search.hpp"
 #include "base/util/numbers.hpp"
 #include "base/util/strings.hpp"
-#include "base/util/text_file.hpp"
+#include "base/util/whole_file.hpp"
 
 #include <unistd.h>
 
@@ -32,7 +32,7 @@ bool is_elf(const fs::path& file) {
 // virtualenv's `version_info`). False when there is no such file or it
 // lacks either.
 bool read_pyvenv_cfg(const fs::path& executable, InterpreterInfo& info) {
-  const auto text = read_text_file(executable.parent_path().parent_path() / "pyvenv.cfg");
+  const auto text = read_whole_file(executable.parent_path().parent_path() / "pyvenv.cfg");
   const PyvenvCfg cfg = text ? parse_pyvenv_cfg(*text) : PyvenvCfg{};
   if (!cfg.home || cfg.version.empty()) {
     return false;

@@ -4,7 +4,7 @@
 #include "base/util/error.hpp"
 #include "base/util/numbers.hpp"
 #include "base/util/strings.hpp"
-#include "base/util/text_file.hpp"
+#include "base/util/whole_file.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -34,7 +34,7 @@ std::optional<int> glibc_number(const std::optional<std::string>& version) {
 }
 
 std::string read_file(const std::filesystem::path& path) {
-  auto text = read_text_file(path);
+  auto text = read_whole_file(path);
   if (!text) {
     throw Error("cannot read " + path.string() + " (needed for the LLVM package name)");
   }
@@ -93,7 +93,7 @@ LlvmChoice choose_llvm_package(const Profile::Llvm& profile, const PlatformInfo&
              os_rule != profile.x64_os_suffixes.end()) {
     system_suffix = os_rule->second;  // e.g. the manylinux images, whatever their glibc
   } else if (platform.system == "Linux" && arch == "x64") {
-    // The Python entry crashed here on musl (platform.libc_ver() gives no version).
+    // musl: platform.libc_ver() gives no glibc version, so no Ascend build fits.
     const std::optional<int> glibc = glibc_number(platform.glibc);
     if (!glibc) {
       return UserConfiguredLlvm{

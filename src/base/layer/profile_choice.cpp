@@ -2,7 +2,7 @@
 
 #include "base/util/error.hpp"
 #include "base/util/strings.hpp"
-#include "base/util/text_file.hpp"
+#include "base/util/whole_file.hpp"
 
 #include <algorithm>
 #include <compare>
@@ -110,7 +110,7 @@ std::string release_part(const std::string& version) {
 
 std::optional<TreeVersion> read_tree_version(const std::vector<Profile>& candidates,
                                              const fs::path& tree_root, const fs::path& setup_py) {
-  if (const auto source = read_text_file(setup_py)) {
+  if (const auto source = read_whole_file(setup_py)) {
     std::set<std::string> tried;
     for (const Profile& profile : candidates) {
       const std::string& variable = profile.upstream.version_variable;
@@ -125,7 +125,7 @@ std::optional<TreeVersion> read_tree_version(const std::vector<Profile>& candida
   for (const Profile& profile : candidates) {
     const std::string& file = profile.version.file;
     if (tried.insert(file).second) {
-      if (const auto text = read_text_file(tree_root / file)) {
+      if (const auto text = read_whole_file(tree_root / file)) {
         if (std::string version = release_part(trim(*text)); !version.empty()) {
           return TreeVersion{version, file};
         }

@@ -4,7 +4,7 @@
 #include "base/layer/environment.hpp"
 #include "base/util/error.hpp"
 #include "base/util/strings.hpp"
-#include "base/util/text_file.hpp"
+#include "base/util/whole_file.hpp"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -58,7 +58,7 @@ std::string compose_version(const std::string& base, const std::string& suffix,
 }
 
 std::string version_text(const Profile& profile, const std::filesystem::path& tree_root) {
-  const auto text = read_text_file(tree_root / profile.version.file);
+  const auto text = read_whole_file(tree_root / profile.version.file);
   return text ? trim(*text) : profile.version.fallback;
 }
 

@@ -1,11 +1,11 @@
 #include "base/npuir/npuir_build.hpp"
 
 #include "base/download/download_progress.hpp"
+#include "base/git/network_retry.hpp"
 #include "base/git/source_repo.hpp"
 #include "base/layer/environment.hpp"
 #include "base/npuir/bishengir_payload.hpp"
 #include "base/process/process.hpp"
-#include "base/process/retry.hpp"
 #include "base/tree/file_lock.hpp"
 #include "base/tree/state_paths.hpp"
 #include "base/util/error.hpp"
@@ -13,7 +13,7 @@
 #include "base/util/numbers.hpp"
 #include "base/util/staged_replacement.hpp"
 #include "base/util/strings.hpp"
-#include "base/util/text_file.hpp"
+#include "base/util/whole_file.hpp"
 
 #include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
@@ -195,7 +195,7 @@ void build_npuir(const fs::path& tree_root, const Profile& profile,
   spdlog::info("NPUIR build: {} jobs: {}", jobs.jobs, jobs.reason);
 
   const fs::path wrapper = state_dir(tree_root) / "npuir" / fs::path(npuir.cxx_compiler).filename();
-  write_text_file(wrapper, cxx_wrapper_script(*compiler, npuir.cxx_flags));
+  write_whole_file(wrapper, cxx_wrapper_script(*compiler, npuir.cxx_flags));
   fs::permissions(wrapper, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
                                fs::perms::others_read | fs::perms::others_exec);
 

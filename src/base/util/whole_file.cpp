@@ -1,4 +1,4 @@
-#include "base/util/text_file.hpp"
+#include "base/util/whole_file.hpp"
 
 #include "base/util/system_error.hpp"
 #include "base/util/unique_fd.hpp"
@@ -10,7 +10,7 @@
 
 namespace ascend_setup {
 
-std::optional<std::string> read_text_file(const std::filesystem::path& path) {
+std::optional<std::string> read_whole_file(const std::filesystem::path& path) {
   const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd) {
     if (errno == ENOENT || errno == ENOTDIR) {
@@ -49,7 +49,7 @@ void write_fully(int fd, std::string_view bytes, const std::filesystem::path& pa
   }
 }
 
-void write_text_file(const std::filesystem::path& path, const std::string& bytes) {
+void write_whole_file(const std::filesystem::path& path, const std::string& bytes) {
   std::error_code ec;
   std::filesystem::create_directories(path.parent_path(), ec);
   if (ec) {
