@@ -8,7 +8,7 @@
 #include "base/tree/patch_engine.hpp"
 #include "base/util/error.hpp"
 #include "base/util/strings.hpp"
-#include "base/util/text_file.hpp"
+#include "base/util/whole_file.hpp"
 #include "host/layer/patch_points.hpp"
 #include "host/python/captured_setup.hpp"
 #include "host/python/process_refusal.hpp"
@@ -131,7 +131,7 @@ class Doctor {
 
   void check_version_files() {
     const std::string& wanted = profile_.upstream.version;
-    const auto version_txt = read_text_file(root_ / profile_.version.file);
+    const auto version_txt = read_whole_file(root_ / profile_.version.file);
     if (!version_txt) {
       add("version", "no-version-file", profile_.version.file,
           profile_.version.file + " is missing at the tree root");
@@ -160,7 +160,7 @@ class Doctor {
       const PatchFile* entry = patch_file.entry;
       const fs::path path = root_ / patch_file.relative;
       const std::string relative = patch_file.relative.string();
-      const auto text = read_text_file(path);
+      const auto text = read_whole_file(path);
       if (!text) {
         if (!entry->optional) {
           add("patches", "missing-patch", relative,
@@ -177,7 +177,7 @@ class Doctor {
       }
       for (const DiffFile& file : files) {
         const auto content =
-            repo ? repo->committed_file(file.old_path) : read_text_file(root_ / file.old_path);
+            repo ? repo->committed_file(file.old_path) : read_whole_file(root_ / file.old_path);
         for (const HunkResult& hunk : failing_hunks(file, content)) {
           unfit.insert(file.path);
           nlohmann::ordered_json details = {{"patch", relative}, {"file", file.path}};
@@ -225,7 +225,7 @@ class Doctor {
       flag = flag.substr(2);
     }
     flag = flag.substr(0, flag.find_first_of(":="));
-    const auto lists = read_text_file(root_ / profile_.upstream.cmake_lists);
+    const auto lists = read_whole_file(root_ / profile_.upstream.cmake_lists);
     if (!lists) {
       add("cmake", "missing-file", profile_.upstream.cmake_lists,
           profile_.upstream.cmake_lists +

@@ -1,7 +1,7 @@
 #include "test_support.hpp"
 
 #include "base/layer/profile.hpp"
-#include "base/util/text_file.hpp"
+#include "base/util/whole_file.hpp"
 
 #include <gtest/gtest.h>
 
@@ -39,7 +39,7 @@ void write_file(const fs::path& path, const std::string& text) {
 }
 
 std::string read_file(const fs::path& path) {
-  return ascend_setup::read_text_file(path).value_or("");
+  return ascend_setup::read_whole_file(path).value_or("");
 }
 
 fs::path copy_example_tree(const fs::path& dir) {

@@ -443,3 +443,58 @@ TEST_F(HostileArchiveTest, InsideLinksAreKept) {
 }
 
 }  // namespace
+
+// The header parsers on text: what the server says, read strictly.
+TEST(HttpHeaders, AStatusLineBeginsAResponseAndTheHeadersAreKept) {
+  ResponseHeaders headers;
+  headers.etag = "\"old\"";
+  EXPECT_FALSE(read_header_line("HTTP/1.1 206 Partial Content\r\n", headers));
+  EXPECT_EQ(headers.status, 206);
+  EXPECT_EQ(headers.etag, "");
+  EXPECT_FALSE(read_header_line("ETag:  \"abc\" \r\n", headers));
+  EXPECT_FALSE(read_header_line("last-modified: Tue, 01 Jan 2030 00:00:00 GMT\r\n", headers));
+  EXPECT_FALSE(read_header_line("Content-Range: bytes 5-9/10\r\n", headers));
+  EXPECT_FALSE(read_header_line("CONTENT-LENGTH: 5\r\n", headers));
+  EXPECT_FALSE(read_header_line("X-Other: 1\r\n", headers));
+  EXPECT_TRUE(read_header_line("\r\n", headers));
+  EXPECT_EQ(headers.etag, "\"abc\"");
+  EXPECT_EQ(headers.last_modified, "Tue, 01 Jan 2030 00:00:00 GMT");
+  EXPECT_EQ(headers.content_range, "bytes 5-9/10");
+  EXPECT_EQ(headers.content_length, 5u);
+  EXPECT_FALSE(read_header_line("HTTP/2 200\r\n", headers));
+  EXPECT_EQ(headers.status, 200);
+  EXPECT_EQ(headers.content_length, std::nullopt);
+}
+
+TEST(HttpHeaders, ANumberThatIsNotWholeIsNoNumber) {
+  ResponseHeaders headers;
+  // strtoull read 12 out of "12abc": a length the body would be cut to.
+  read_header_line("Content-Length: 12abc\r\n", headers);
+  EXPECT_EQ(headers.content_length, std::nullopt);
+  read_header_line("Content-Length: 99999999999999999999999\r\n", headers);
+  EXPECT_EQ(headers.content_length, std::nullopt);
+  read_header_line("Content-Length: -1\r\n", headers);
+  EXPECT_EQ(headers.content_length, std::nullopt);
+  for (const char* line : {"HTTP/1.1 2000 OK\r\n", "HTTP/1.1 20x OK\r\n", "HTTP/1.1\r\n",
+                           "HTTP/1.1 99999999999999999999 OK\r\n", "HTTP/1.1 -200 OK\r\n"}) {
+    read_header_line(line, headers);
+    EXPECT_EQ(headers.status, 0) << line;
+  }
+}
+
+TEST(HttpHeaders, ContentRangeIsReadStrictly) {
+  const auto range = parse_content_range("bytes 100-199/1000");
+  ASSERT_TRUE(range);
+  EXPECT_EQ(range->first, 100u);
+  EXPECT_EQ(range->last, 199u);
+  EXPECT_EQ(range->total, 1000u);
+  const auto unknown = parse_content_range("bytes 0-9/*");
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->total, std::nullopt);
+  // sscanf took " 5", "+5" and the 12 of "12abc" as numbers.
+  for (const char* bad :
+       {"bytes 0-9/12abc", "bytes  0-9/10", "bytes +0-9/10", "bytes 0-9/", "bytes 9-0/10",
+        "bytes 0-9/9", "bytes 0-9", "bytes */10", "0-9/10", "bytes 0-99999999999999999999/*", ""}) {
+    EXPECT_EQ(parse_content_range(bad), std::nullopt) << bad;
+  }
+}

@@ -134,3 +134,33 @@ TEST_F(JobLimitsTest, AUserValueWinsAndTheMachineFigureIsSetOtherwise) {
 }
 
 }  // namespace
+
+// The cgroup and /proc parsers on text.
+TEST(CgroupFiles, QuotasAndLimitsAsTheKernelWritesThem) {
+  const auto quota = cpu_max_quota("150000 100000\n");
+  ASSERT_TRUE(quota);
+  EXPECT_EQ(quota->quota, 150000u);
+  EXPECT_EQ(quota->period, 100000u);
+  EXPECT_DOUBLE_EQ(quota->cpus(), 1.5);
+  EXPECT_EQ(cpu_max_quota("200000\n")->period, 100000u);
+  EXPECT_EQ(cpu_max_quota("max 100000\n"), std::nullopt);
+  EXPECT_EQ(cpu_max_quota("100000 0\n"), std::nullopt);
+  EXPECT_EQ(cfs_quota("-1\n", "100000\n"), std::nullopt);
+  EXPECT_EQ(cfs_quota("50000\n", "100000\n")->cpus(), 0.5);
+  EXPECT_EQ(memory_limit("1073741824\n"), 1073741824u);
+  EXPECT_EQ(memory_limit("max\n"), std::nullopt);
+  EXPECT_EQ(mem_total("MemTotal:       16384 kB\nMemFree: 1 kB\n"), 16384u * 1024);
+  EXPECT_EQ(mem_total("MemFree: 1 kB\n"), 0u);
+  EXPECT_EQ(cgroup_of_self("12:memory:/a\n3:cpu,cpuacct:/b\n0::/c\n", ""), "/c");
+  EXPECT_EQ(cgroup_of_self("12:memory:/a\n3:cpu,cpuacct:/b\n0::/c\n", "cpu"), "/b");
+  EXPECT_EQ(cgroup_of_self("garbage\n", "memory"), "/");
+}
+
+TEST(CgroupFiles, ANumberTooLargeIsNoLimitNotAWrappedOne) {
+  // strtoull saturated at 2^64-1; MemTotal's kB times 1024 wrapped around.
+  EXPECT_EQ(memory_limit("99999999999999999999999\n"), std::nullopt);
+  EXPECT_EQ(cpu_max_quota("99999999999999999999999 100000\n"), std::nullopt);
+  EXPECT_EQ(mem_total("MemTotal: 18446744073709551615 kB\n"), 0u);
+  EXPECT_EQ(mem_total("MemTotal: 99999999999999999999999 kB\n"), 0u);
+  EXPECT_EQ(memory_limit("12abc\n"), std::nullopt);
+}

@@ -98,3 +98,11 @@ TEST_F(LlvmPackageTest, InTreeLayerTakesTheAlmalinuxBuildOnAlmalinuxWhateverItsG
   EXPECT_EQ(name_for({"Linux", "x86_64", "2.34", "almalinux"}),
             "llvm-f6ded0b5-00000000-ubuntu-x64");
 }
+
+// std::stoi threw std::out_of_range for a glibc component too large for an int.
+TEST_F(LlvmPackageTest, AGlibcVersionTooLargeToReadIsNoVersion) {
+  for (const char* glibc : {"2.99999999999999999999", "99999999999999999999.36", "2.x", "2"}) {
+    const LlvmChoice choice = choose({"Linux", "x86_64", std::string(glibc), "debian"});
+    EXPECT_TRUE(std::holds_alternative<UserConfiguredLlvm>(choice)) << glibc;
+  }
+}

@@ -45,12 +45,16 @@ TEST(NpuirBuild, JobsAreTheSmallerOfCpusAndMemoryPerJob) {
 TEST(NpuirBuild, MaxJobsSetByTheUserWins) {
   const Profile::Npuir npuir = builtin_npuir();
   EXPECT_EQ(npuir_job_count("48", machine(2, 4 * GiB), npuir).jobs, 48);
-  for (const char* bad : {"", "0", "-3", "four", "2x", "99999999999"}) {
+  EXPECT_EQ(npuir_job_count(" 48\n", machine(2, 4 * GiB), npuir).jobs, 48);
+  // A 20-digit count was a std::out_of_range from std::stoi; "+4" and " 4 2"
+  // are not whole numbers either.
+  for (const char* bad :
+       {"", "0", "-3", "four", "2x", "+4", "4 2", "99999999999", "99999999999999999999", "60001"}) {
     try {
       npuir_job_count(std::string(bad), machine(2, 4 * GiB), npuir);
       ADD_FAILURE() << bad << " accepted";
     } catch (const Error& error) {
-      EXPECT_EQ(error.exit_code(), exit_code::bad_input);
+      EXPECT_EQ(error.exit_code(), exit_code::usage);
       EXPECT_NE(std::string(error.what()).find("MAX_JOBS=" + std::string(bad)), std::string::npos);
     }
   }

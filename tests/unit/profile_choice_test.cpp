@@ -229,3 +229,12 @@ TEST_F(ProfileChoiceTest, TheBuiltInInTreeProfileIsChosenForATreeHoldingItsMarke
             std::string::npos)
       << choice.profile.chosen_because;
 }
+
+// Components compare as whole numbers whatever their length: the first nine
+// digits alone made 1.99999999999999999999 equal to 1.999999999.
+TEST(ProfileChoice, VersionComponentsOfAnyLengthCompareExactly) {
+  const std::vector<Profile> candidates = {profile("p-short", "1.999999999.0"),
+                                           profile("p-long", "1.99999999999999999999.0")};
+  EXPECT_EQ(choose_profile(candidates, version("2.0.0"), candidates[0]).profile.name, "p-long");
+  EXPECT_EQ(choose_profile(candidates, version("1.0.0"), candidates[1]).profile.name, "p-short");
+}

@@ -1,7 +1,7 @@
 #include "base/util/staged_replacement.hpp"
 #include "base/util/error.hpp"
 #include "base/util/system_error.hpp"
-#include "base/util/text_file.hpp"
+#include "base/util/whole_file.hpp"
 #include "test_support.hpp"
 
 #include <fcntl.h>

@@ -28,6 +28,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace ascend_setup {
 
@@ -73,6 +74,35 @@ DownloadOptions download_options_from_environment();
 // Downloads `url` to `target` (see the top). An existing `target` is replaced.
 DownloadResult download_file(const std::string& url, const std::filesystem::path& target,
                              const DownloadOptions& options);
+
+// The parsers of a server's answer, on text (never throwing).
+
+// One response's headers as the downloader reads them.
+struct ResponseHeaders {
+  long status = 0;  // 0: no status line yet, or its code is not 100 to 999
+  std::string etag;
+  std::string last_modified;
+  std::string content_range;
+  std::optional<std::uint64_t> content_length;  // absent unless a whole number
+};
+
+// One header line as libcurl hands it over (CRLF included) into `headers`:
+// a status line ("HTTP/...") begins a new response (everything else reset),
+// ETag, Last-Modified and Content-Range are kept without their blanks,
+// Content-Length only when it is a whole number, other lines are ignored.
+// True for the blank line that ends the headers.
+bool read_header_line(std::string_view line, ResponseHeaders& headers);
+
+// A Content-Range value, "bytes FIRST-LAST/TOTAL" (TOTAL "*": unknown).
+struct ContentRange {
+  std::uint64_t first = 0;
+  std::uint64_t last = 0;              // inclusive
+  std::optional<std::uint64_t> total;  // nullopt for "*"
+};
+
+// nullopt for any other text (blanks, signs, a number too large), LAST
+// below FIRST, or a TOTAL not above LAST.
+std::optional<ContentRange> parse_content_range(std::string_view text);
 
 // The part and state files of `target`.
 std::filesystem::path part_path(const std::filesystem::path& target);

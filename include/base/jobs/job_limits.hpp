@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ascend_setup {
@@ -45,6 +46,37 @@ struct JobLimits {
 };
 
 JobLimits compute_job_limits(const MachineView& view);
+
+// The parsers of the cgroup and /proc files, each on a file's whole text.
+// None throws: text that is not what the kernel writes reads as "no limit"
+// (nullopt), MemTotal as 0, the cgroup path as "/".
+
+// A CPU quota: `quota` microseconds of CPU time every `period` (> 0).
+struct CpuQuota {
+  std::uint64_t quota = 0;
+  std::uint64_t period = 1;
+  double cpus() const { return double(quota) / double(period); }
+};
+
+// cgroup v2 cpu.max, "QUOTA [PERIOD]" (the period 100000 when absent);
+// nullopt for "max ..." or bad text.
+std::optional<CpuQuota> cpu_max_quota(std::string_view text);
+
+// cgroup v1 cpu.cfs_quota_us and cpu.cfs_period_us; nullopt for a quota of
+// -1 (none), a period of 0 or bad text.
+std::optional<CpuQuota> cfs_quota(std::string_view quota_text, std::string_view period_text);
+
+// cgroup v2 memory.max or v1 memory.limit_in_bytes: the bytes; nullopt for
+// "max" or bad text.
+std::optional<std::uint64_t> memory_limit(std::string_view text);
+
+// /proc/meminfo's MemTotal in bytes; 0 when absent, bad or too large.
+std::uint64_t mem_total(std::string_view meminfo);
+
+// /proc/self/cgroup: the process's path in the v2 hierarchy (`controller`
+// empty: the "0::" line) or in the v1 hierarchy holding `controller`; "/"
+// when no line names it.
+std::string cgroup_of_self(std::string_view text, std::string_view controller);
 
 // The view of this process: the registry's cgroup root and meminfo paths
 // (ASCEND_SETUP_CGROUP_ROOT, ASCEND_SETUP_MEMINFO) when set, the affinity mask.

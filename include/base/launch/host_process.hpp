@@ -1,6 +1,6 @@
-// The host process's main, the same for every start: the static host
-// executable, the host module embedded by the launcher or imported by a
-// static interpreter (src/mains/host_module.cpp), and the launcher itself for
+// The host process's main, the same for every start: the host module
+// embedded by the launcher or imported by a static interpreter
+// (src/mains/host_module.cpp), and the launcher itself for
 // the commands that need no Python. Logging, the stop signals' handlers (then
 // unblocked: a signal pending from the launcher is handled before anything is
 // done), the command line, --help, then `run`; a stop decides the exit code

@@ -1,14 +1,15 @@
 // Which Python interpreter a run serves, worked out without libpython (the
 // launcher has none): --python PATH (a bare name is looked up on PATH), else
-// $VIRTUAL_ENV/bin/python, else `python3` on PATH, else the build's default
-// interpreter (the first one CMake found, /usr/bin/python3 on Debian). A venv is read from its
-// pyvenv.cfg and an interpreter binary named pythonX.Y from its name; anything
-// else (a pyenv shim, a `python3` binary) is run once to ask.
+// $VIRTUAL_ENV/bin/python, else `python3` on PATH (util/executable_search.hpp), else the build's
+// default interpreter (the first one CMake found, /usr/bin/python3 on Debian). A venv is read from
+// its pyvenv.cfg and an interpreter binary named pythonX.Y from its name; anything else (a pyenv
+// shim, a `python3` binary) is run once to ask.
 #pragma once
 
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace ascend_setup {
 
@@ -26,8 +27,16 @@ struct InterpreterInfo {
 // does not run as a Python interpreter.
 InterpreterInfo resolve_interpreter(const std::optional<std::filesystem::path>& explicit_python);
 
-// A bare name is looked up on PATH as a shell would; a path is returned as is;
-// nullopt when a bare name is not found.
-std::optional<std::filesystem::path> find_on_path(const std::filesystem::path& name);
+// What a venv's pyvenv.cfg says ("key = value" lines; other lines and keys
+// ignored).
+struct PyvenvCfg {
+  std::optional<std::string> home;  // the base interpreter's bin directory
+  std::string version;  // "X.Y" of `version` or `version_info`; empty when absent or not "X.Y[.…]"
+  std::string implementation = "cpython";  // lowercased
+};
+
+// The text of a pyvenv.cfg parsed; never throws (bad text gives an empty
+// version, which the caller takes as "not a venv").
+PyvenvCfg parse_pyvenv_cfg(std::string_view text);
 
 }  // namespace ascend_setup

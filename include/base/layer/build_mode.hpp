@@ -21,7 +21,7 @@ struct ModeChoice {
 
 // `forced` (--dev / --release) wins; then the dev switch (1/on/true), then the
 // release switch; then the profile's rule:
-// - manylinux (the merged entry's): release only when the manylinux switch is
+// - manylinux: release only when the manylinux switch is
 //   on, the version suffix is empty and the version text (the version file,
 //   else the profile's fallback) has no "dev";
 // - branch: not a git checkout -> release; a branch whose

@@ -5,7 +5,7 @@
 // profile key a name is read from, not the name.
 //
 // A read of a variable that is not valid UTF-8 throws Error(ErrorKind::usage)
-// naming the variable; check_environment() does that for every row up front.
+// naming the variable; prepare_environment() checks every row up front.
 #pragma once
 
 #include "base/util/network_settings.hpp"

@@ -1,7 +1,7 @@
 // The version profile: every constant of one triton-ascend layer (defaults,
 // pins, URLs, patch names, cmake flags, tool paths, hitest variables). The
 // built-in ones are the version profiles under profiles/, compiled into the
-// binary; src/layer/profile_choice.cpp picks the one a run uses.
+// binary; layer/profile_choice.hpp picks the one a run uses.
 // Loading validates every key; a malformed profile throws Error naming the
 // file, the line and the key.
 #pragma once
@@ -144,8 +144,8 @@ struct Profile {
   std::vector<PatchPoint> patch_points;  // in profile order, grouped by override
 
   // The BishengIR payload build_py copies into the wheel (doc/npuir.md).
-  // [bishengir] and [npuir] are optional: a layer without them (the entry
-  // era's) has no payload and no NPUIR build (`present` false).
+  // [bishengir] and [npuir] are optional: a layer without them (the
+  // setup_ascend.py form) has no payload and no NPUIR build (`present` false).
   struct Bishengir {
     bool present = false;
     std::string path_env;               // a payload directory given by the user

@@ -9,10 +9,24 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <optional>
 #include <set>
+#include <string_view>
 #include <vector>
 
 namespace ascend_setup {
+
+// What /proc/<pid>/stat says of a process: its state letter ('R', 'S', 'Z',
+// ...) and its parent's pid.
+struct ProcessState {
+  pid_t parent = 0;
+  char state = '?';
+};
+
+// The text of /proc/<pid>/stat, "pid (comm) state ppid ...", where comm may
+// hold blanks and ')' (the last ')' ends it): its state and parent; nullopt
+// for text of another shape (never throws).
+std::optional<ProcessState> parse_proc_stat(std::string_view text);
 
 // PR_SET_CHILD_SUBREAPER for this process (inherited by no one).
 void become_subreaper();

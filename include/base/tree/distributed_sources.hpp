@@ -1,5 +1,5 @@
-// The sources of the distributed part (as the merged entry has them: a plain
-// clone, no longer a submodule), made ready before setup.py is loaded when the
+// The sources of the distributed part (a plain clone, or a registered
+// submodule), made ready before setup.py is loaded when the
 // distributed switch is on:
 // - directory missing (or an empty placeholder): cloned from the profile's URL
 //   and branch with libgit2; a registered submodule there is initialised from
@@ -9,7 +9,7 @@
 //   when unknown), but only when the clone has no local changes: those are
 //   never discarded (Error patch_conflict naming the files);
 // - in a source archive (the tree is no git checkout) the directory is used as
-//   it is, like the merged entry.
+//   it is.
 // Offline with no usable clone: Error(bad_input) naming the URL, the directory,
 // the pin and the commands that provide the clone by hand. No git
 // configuration is ever written.

@@ -8,10 +8,25 @@
 // other failures throw Error naming the path and the system's reason.
 #pragma once
 
+#include "base/util/unique_fd.hpp"
+
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace ascend_setup {
+
+// What a lock's holder wrote: its pid (0 when none is readable) and its host
+// name (empty when not written, as by an older ascend-setup).
+struct LockHolder {
+  long pid = 0;
+  std::string host;
+};
+
+// The lock file's text, "<pid> <host>\n": a pid that is not a whole number
+// from 1 to the largest pid reads as 0, a missing host as empty (never
+// throws).
+LockHolder parse_lock_holder(std::string_view text);
 
 class FileLock {
  public:
@@ -22,7 +37,7 @@ class FileLock {
   FileLock& operator=(FileLock&&) = delete;
 
  private:
-  int fd_ = -1;
+  UniqueFd fd_;
 };
 
 }  // namespace ascend_setup

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ascend_setup {
@@ -15,8 +16,9 @@ std::string replace_all(std::string text, const std::string& from, const std::st
 // e.g. "{HITEST_HOME}/bin").
 std::string expand_placeholders(std::string text, const std::map<std::string, std::string>& values);
 
-// `text` without the leading and trailing characters of `blanks`.
-std::string trim(const std::string& text, const char* blanks = " \t\r\n");
+// `text` without the leading and trailing characters of `blanks`: the one
+// trim every unit uses.
+std::string trim(std::string_view text, std::string_view blanks = " \t\r\n");
 
 // A byte count in "12.3 MiB" style (B, KiB, MiB, GiB, TiB).
 std::string human_bytes(double bytes);

@@ -4,6 +4,7 @@
 // not a well-formed ZIP throws Error naming it.
 #pragma once
 
+#include "base/util/unique_fd.hpp"
 #include "base/wheel/zip_format.hpp"
 
 #include <filesystem>
@@ -27,12 +28,12 @@ class ZipReader {
   uint64_t data_offset(const ZipEntry& entry) const;
   // The entry's uncompressed bytes (for small entries: RECORD, WHEEL).
   std::string read(const ZipEntry& entry) const;
-  int fd() const { return fd_; }
+  int fd() const { return fd_.get(); }
   const std::filesystem::path& path() const { return path_; }
 
  private:
   std::filesystem::path path_;
-  int fd_ = -1;
+  UniqueFd fd_;
   uint64_t file_size_ = 0;
   std::vector<ZipEntry> entries_;
   std::map<std::string, size_t> by_name_;

@@ -1,6 +1,6 @@
 #include "base/build/build_summary.hpp"
 
-#include "base/util/text_file.hpp"
+#include "base/util/whole_file.hpp"
 
 #include <spdlog/fmt/fmt.h>
 
@@ -35,7 +35,7 @@ BuildSummary& build_summary() {
 
 NinjaLogEntries ninja_log_entries(const fs::path& build_dir) {
   NinjaLogEntries entries;
-  std::istringstream lines(read_text_file(build_dir / ".ninja_log").value_or(""));
+  std::istringstream lines(read_whole_file(build_dir / ".ninja_log").value_or(""));
   for (std::string line; std::getline(lines, line);) {
     if (line.empty() || line[0] == '#') {
       continue;
@@ -77,7 +77,7 @@ void add_ninja_build(const fs::path& build_dir, const NinjaLogEntries& before,
   }
   // build.ninja: "build <object>: CXX_COMPILER__..." (CMake's rules).
   std::set<std::string> objects;
-  std::istringstream ninja(read_text_file(build_dir / "build.ninja").value_or(""));
+  std::istringstream ninja(read_whole_file(build_dir / "build.ninja").value_or(""));
   for (std::string line; std::getline(ninja, line);) {
     if (line.rfind("build ", 0) != 0 || line.find("_COMPILER__") == std::string::npos) {
       continue;

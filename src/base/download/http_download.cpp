@@ -3,9 +3,11 @@
 #include "base/download/download_progress.hpp"
 #include "base/layer/environment.hpp"
 #include "base/process/stop_signals.hpp"
+#include "base/util/numbers.hpp"
 #include "base/util/strings.hpp"
 #include "base/util/system_error.hpp"
-#include "base/util/text_file.hpp"
+#include "base/util/unique_fd.hpp"
+#include "base/util/whole_file.hpp"
 
 #include <curl/curl.h>
 #include <fcntl.h>
@@ -55,12 +57,7 @@ struct Transfer {
   std::uint64_t request_offset = 0;
   bool asked_range = false;
   bool probe = false;
-  // Response headers of the current (last) response.
-  long status = 0;
-  std::string etag;
-  std::string last_modified;
-  std::string content_range;
-  std::optional<std::uint64_t> content_length;
+  ResponseHeaders response;  // of the current (last) response
   bool body_started = false;
   // Why the transfer was ended by us: cut (its range is done), a retryable
   // reason, a local write error.
@@ -79,33 +76,6 @@ struct Transfer {
     }
   }
 };
-
-bool iequals_prefix(const std::string& line, const char* name) {
-  const size_t length = std::strlen(name);
-  return line.size() > length && strncasecmp(line.c_str(), name, length) == 0;
-}
-
-// "bytes a-b/total": a and total (nullopt for "*").
-bool parse_content_range(const std::string& text, std::uint64_t& first,
-                         std::optional<std::uint64_t>& total) {
-  unsigned long long a = 0;
-  unsigned long long b = 0;
-  char rest[32] = {};
-  if (std::sscanf(text.c_str(), "bytes %llu-%llu/%31s", &a, &b, rest) != 3) {
-    return false;
-  }
-  first = a;
-  total = std::nullopt;
-  if (std::strcmp(rest, "*") != 0) {
-    char* end = nullptr;
-    const unsigned long long value = std::strtoull(rest, &end, 10);
-    if (end == rest) {
-      return false;
-    }
-    total = value;
-  }
-  return true;
-}
 
 void global_init() {
   static std::once_flag once;
@@ -131,9 +101,6 @@ class Downloader {
     transfers_.clear();
     if (multi_ != nullptr) {
       curl_multi_cleanup(multi_);
-    }
-    if (fd_ >= 0) {
-      ::close(fd_);
     }
   }
 
@@ -178,41 +145,22 @@ class Downloader {
     if (t.generation != generation_) {
       return 0;
     }
-    const std::string line(data, size);
-    if (line.rfind("HTTP/", 0) == 0) {
-      t.status = 0;
-      t.etag.clear();
-      t.last_modified.clear();
-      t.content_range.clear();
-      t.content_length.reset();
-      const size_t space = line.find(' ');
-      if (space != std::string::npos) {
-        t.status = std::strtol(line.c_str() + space + 1, nullptr, 10);
-      }
-    } else if (iequals_prefix(line, "etag:")) {
-      t.etag = trim(line.substr(5));
-    } else if (iequals_prefix(line, "last-modified:")) {
-      t.last_modified = trim(line.substr(14));
-    } else if (iequals_prefix(line, "content-range:")) {
-      t.content_range = trim(line.substr(14));
-    } else if (iequals_prefix(line, "content-length:")) {
-      t.content_length = std::strtoull(trim(line.substr(15)).c_str(), nullptr, 10);
-    } else if (trim(line).empty()) {
+    if (read_header_line(std::string_view(data, size), t.response)) {
       // The end of a response's headers. Only the server's answer counts:
       // libcurl records its code before handing its header lines over, and
       // never a CONNECT tunnel's (those are suppressed too).
       long code = 0;
       curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &code);
-      if (code != t.status) {
-        t.status = 0;
+      if (code != t.response.status) {
+        t.response.status = 0;
         return size;
       }
-      if (t.status == 200 || t.status == 206) {
+      if (t.response.status == 200 || t.response.status == 206) {
         ever_answered_ = true;
         if (!on_response(t)) {
           return 0;
         }
-      } else if (t.status >= 400) {
+      } else if (t.response.status >= 400) {
         ever_answered_ = true;  // FAILONERROR ends the transfer; the code says why
       }
     }
@@ -220,7 +168,7 @@ class Downloader {
   }
 
   size_t on_body(Transfer& t, const char* data, size_t size) {
-    if (t.generation != generation_ || t.status == 0) {
+    if (t.generation != generation_ || t.response.status == 0) {
       return 0;
     }
     Segment& segment = segments_[t.segment];
@@ -228,8 +176,8 @@ class Downloader {
     const std::uint64_t take = std::min<std::uint64_t>(size, segment.remaining());
     std::uint64_t written = 0;
     while (written < take) {
-      const ssize_t n =
-          ::pwrite(fd_, data + written, take - written, static_cast<off_t>(position + written));
+      const ssize_t n = ::pwrite(fd_.get(), data + written, take - written,
+                                 static_cast<off_t>(position + written));
       if (n < 0) {
         if (errno == EINTR) {
           continue;
@@ -252,18 +200,20 @@ class Downloader {
  private:
   // The response's headers are complete: a 200 or a 206 to this request.
   bool on_response(Transfer& t) {
-    const std::string validator =
-        !t.etag.empty() && t.etag.rfind("W/", 0) != 0 ? t.etag : t.last_modified;
-    if (t.status == 206) {
-      std::uint64_t first = 0;
-      std::optional<std::uint64_t> total;
-      if (!parse_content_range(t.content_range, first, total) || first != t.request_offset) {
-        t.retry_reason = "the server answered another range (" + t.content_range + ")";
+    const std::string validator = !t.response.etag.empty() && t.response.etag.rfind("W/", 0) != 0
+                                      ? t.response.etag
+                                      : t.response.last_modified;
+    if (t.response.status == 206) {
+      const auto range = parse_content_range(t.response.content_range);
+      if (!range || range->first != t.request_offset) {
+        t.retry_reason = "the server answered another range (" + t.response.content_range + ")";
         return false;
       }
+      const std::optional<std::uint64_t> total = range->total;
       if (t.probe) {
         if (!total) {
-          t.retry_reason = "the server gave no length (Content-Range " + t.content_range + ")";
+          t.retry_reason =
+              "the server gave no length (Content-Range " + t.response.content_range + ")";
           return false;
         }
         start_ranged(t, *total, validator);
@@ -290,12 +240,12 @@ class Downloader {
     const int kept = generation_ + 1;
     generation_ = kept;  // every other transfer is stale now
     t.generation = kept;
-    if (::ftruncate(fd_, 0) != 0) {
+    if (::ftruncate(fd_.get(), 0) != 0) {
       t.write_errno = errno;
       return false;
     }
     t.received = 0;
-    length_ = t.content_length ? *t.content_length : kUnknown;
+    length_ = t.response.content_length ? *t.response.content_length : kUnknown;
     validator_ = validator;
     ranged_ = false;
     segments_.assign(1, Segment{0, length_, 0});
@@ -313,7 +263,7 @@ class Downloader {
     length_ = total;
     validator_ = validator;
     ranged_ = true;
-    if (::ftruncate(fd_, static_cast<off_t>(total)) != 0) {
+    if (::ftruncate(fd_.get(), static_cast<off_t>(total)) != 0) {
       throw system_error("size the partial download", part_, errno, total);
     }
     const std::uint64_t first = std::min(total, probe_bytes());
@@ -338,7 +288,7 @@ class Downloader {
   void open_part() {
     // A state of the same URL whose part has the recorded length: resume.
     bool resumed = false;
-    if (const auto text = read_text_file(state_file_)) {
+    if (const auto text = read_whole_file(state_file_)) {
       try {
         const auto state = nlohmann::json::parse(*text);
         struct stat info {};
@@ -363,8 +313,8 @@ class Downloader {
         segments_.clear();
       }
     }
-    fd_ = ::open(part_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | (resumed ? 0 : O_TRUNC), 0644);
-    if (fd_ < 0) {
+    fd_.reset(::open(part_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | (resumed ? 0 : O_TRUNC), 0644));
+    if (!fd_) {
       throw system_error("open", part_, errno);
     }
     if (resumed) {
@@ -390,13 +340,13 @@ class Downloader {
     probe_pending_ = true;
     std::error_code ignored;
     fs::remove(state_file_, ignored);
-    if (fd_ >= 0 && ::ftruncate(fd_, 0) != 0) {
+    if (fd_ && ::ftruncate(fd_.get(), 0) != 0) {
       throw system_error("truncate", part_, errno);
     }
   }
 
   void save_state() {
-    if (fd_ < 0 || length_ == kUnknown || validator_.empty()) {
+    if (!fd_ || length_ == kUnknown || validator_.empty()) {
       return;
     }
     nlohmann::json segments = nlohmann::json::array();
@@ -409,10 +359,10 @@ class Downloader {
                                   {"ranged", ranged_},
                                   {"segments", segments}};
     // The recorded bytes are in the part before the state says so.
-    ::fdatasync(fd_);
+    ::fdatasync(fd_.get());
     const fs::path temporary = state_file_.string() + ".tmp";
     try {
-      write_text_file(temporary, state.dump());
+      write_whole_file(temporary, state.dump());
       fs::rename(temporary, state_file_);
     } catch (const std::exception& error) {
       spdlog::debug("cannot save the download state: {}", error.what());
@@ -752,7 +702,7 @@ class Downloader {
 
   void finish() {
     struct stat info {};
-    if (::fstat(fd_, &info) != 0) {
+    if (::fstat(fd_.get(), &info) != 0) {
       throw system_error("inspect", part_, errno);
     }
     if (static_cast<std::uint64_t>(info.st_size) != length_ || bytes_done() != length_) {
@@ -760,11 +710,9 @@ class Downloader {
                               std::to_string(length_) + " the server announced",
                           false);
     }
-    if (::fdatasync(fd_) != 0) {
+    if (::fdatasync(fd_.get()) != 0 || !fd_.close()) {
       throw system_error("flush", part_, errno);
     }
-    ::close(fd_);
-    fd_ = -1;
     // The state goes only once the file has its name: a failed rename keeps a
     // part the next run can check and finish instead of fetching it again.
     if (::rename(part_.c_str(), target_.c_str()) != 0) {
@@ -792,7 +740,7 @@ class Downloader {
   std::exception_ptr failure_;  // thrown in a libcurl callback, rethrown after it
   DownloadResult result_;
   CURLM* multi_ = nullptr;
-  int fd_ = -1;
+  UniqueFd fd_;
   std::vector<std::unique_ptr<Transfer>> transfers_;
   std::vector<Segment> segments_;
   std::uint64_t length_ = kUnknown;
@@ -811,17 +759,65 @@ int positive(EnvVar var, int fallback, int max) {
   if (!text || text->empty()) {
     return fallback;
   }
-  char* end = nullptr;
-  const long value = std::strtol(text->c_str(), &end, 10);
-  if (*end != '\0' || value < 1 || value > max) {
-    throw Error(env_name(var, nullptr) + "=" + *text + " is not a whole number from 1 to " +
-                    std::to_string(max),
-                ErrorKind::usage);
-  }
-  return static_cast<int>(value);
+  return parse_setting(env_name(var, nullptr), *text, 1, max);
 }
 
 }  // namespace
+
+std::optional<ContentRange> parse_content_range(std::string_view text) {
+  constexpr auto kMax = std::numeric_limits<std::uint64_t>::max();
+  if (!text.starts_with("bytes ")) {
+    return std::nullopt;
+  }
+  text.remove_prefix(6);
+  const size_t dash = text.find('-');
+  const size_t slash = text.find('/');
+  if (dash == std::string_view::npos || slash == std::string_view::npos || slash < dash) {
+    return std::nullopt;
+  }
+  const auto first = parse_integer<std::uint64_t>(text.substr(0, dash), 0, kMax);
+  const auto last = parse_integer<std::uint64_t>(text.substr(dash + 1, slash - dash - 1), 0, kMax);
+  const std::string_view total_text = text.substr(slash + 1);
+  if (!first || !last || *last < *first) {
+    return std::nullopt;
+  }
+  ContentRange range{*first, *last, std::nullopt};
+  if (total_text != "*") {
+    range.total = parse_integer<std::uint64_t>(total_text, 0, kMax);
+    if (!range.total || *range.total <= *last) {
+      return std::nullopt;
+    }
+  }
+  return range;
+}
+
+bool read_header_line(std::string_view line, ResponseHeaders& headers) {
+  const auto named = [&](std::string_view name) {
+    return line.size() > name.size() && strncasecmp(line.data(), name.data(), name.size()) == 0;
+  };
+  const auto value = [&](std::string_view name) { return trim(line.substr(name.size())); };
+  if (line.starts_with("HTTP/")) {
+    headers = ResponseHeaders{};
+    const size_t space = line.find(' ');
+    if (space != std::string_view::npos) {
+      const std::string_view rest = line.substr(space + 1);
+      headers.status =
+          parse_integer(rest.substr(0, rest.find_first_of(" \r\n")), 100L, 999L).value_or(0);
+    }
+  } else if (named("etag:")) {
+    headers.etag = value("etag:");
+  } else if (named("last-modified:")) {
+    headers.last_modified = value("last-modified:");
+  } else if (named("content-range:")) {
+    headers.content_range = value("content-range:");
+  } else if (named("content-length:")) {
+    headers.content_length = parse_integer<std::uint64_t>(
+        value("content-length:"), 0, std::numeric_limits<std::uint64_t>::max());
+  } else if (trim(line).empty()) {
+    return true;
+  }
+  return false;
+}
 
 fs::path part_path(const fs::path& target) { return target.string() + ".part"; }
 fs::path state_path(const fs::path& target) { return target.string() + ".part.state"; }

@@ -7,7 +7,8 @@
 #include "base/util/staged_replacement.hpp"
 #include "base/util/strings.hpp"
 #include "base/util/system_error.hpp"
-#include "base/util/text_file.hpp"
+#include "base/util/unique_fd.hpp"
+#include "base/util/whole_file.hpp"
 
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
@@ -46,32 +47,26 @@ std::string shell_quoted(const std::string& text) {
 // SHA-256 of a file as lowercase hex, read in blocks (a package is GBs); a
 // stop signal ends it.
 std::string file_sha256(const fs::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+  const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) {
     throw system_error("open", path, errno);
   }
   Sha256 sha;
   std::string block(std::size_t{1} << 20, '\0');
   while (true) {
-    if (stop_signal() != 0) {
-      ::close(fd);
-      throw_if_stopped();
-    }
-    const ssize_t n = ::read(fd, block.data(), block.size());
+    throw_if_stopped();
+    const ssize_t n = ::read(fd.get(), block.data(), block.size());
     if (n < 0 && errno == EINTR) {
       continue;
     }
     if (n < 0) {
-      const int error_number = errno;
-      ::close(fd);
-      throw system_error("read", path, error_number);
+      throw system_error("read", path, errno);
     }
     if (n == 0) {
       break;
     }
     sha.update(std::string_view(block.data(), static_cast<std::size_t>(n)));
   }
-  ::close(fd);
   return sha.hex();
 }
 
@@ -86,7 +81,7 @@ void record_download(const PackageSpec& spec, std::uint64_t size) {
   const nlohmann::json record = {
       {"url", spec.url}, {"size", size}, {"sha256", file_sha256(package_download(spec))}};
   StagedReplacement staged(package_download_record(spec), kRecordStaging);
-  write_text_file(staged.staged(), record.dump() + "\n");
+  write_whole_file(staged.staged(), record.dump() + "\n");
   staged.commit();
 }
 
@@ -102,7 +97,7 @@ bool kept_download_matches(const PackageSpec& spec) {
   }
   std::string mismatch;
   try {
-    const auto text = read_text_file(package_download_record(spec));
+    const auto text = read_whole_file(package_download_record(spec));
     const auto record = text ? nlohmann::json::parse(*text) : nlohmann::json();
     if (record.is_null()) {
       mismatch = "has no record of its length and digest";
@@ -140,7 +135,7 @@ void unpack(const PackageSpec& spec, const fs::path& directory) {
     throw system_error("create the directory", staged.staged(), ec.value());
   }
   extract_archive(package_download(spec), staged.staged(), spec.name);
-  write_text_file(staged.staged() / "version.txt", spec.url);
+  write_whole_file(staged.staged() / "version.txt", spec.url);
   staged.commit();
 }
 
@@ -163,7 +158,7 @@ fs::path package_lock(const PackageSpec& spec) {
 }
 
 bool package_cached(const PackageSpec& spec) {
-  const auto text = read_text_file(package_directory(spec) / "version.txt");
+  const auto text = read_whole_file(package_directory(spec) / "version.txt");
   return text && *text == spec.url;
 }
 

@@ -2,6 +2,7 @@
 
 #include "base/process/stop_signals.hpp"
 #include "base/util/error.hpp"
+#include "base/util/numbers.hpp"
 #include "base/util/staged_replacement.hpp"
 
 #include <git2.h>
@@ -195,7 +196,9 @@ class GitNetwork {
       if (rc == GIT_EAUTH) {
         status = 407;
       } else if (const size_t at = message.find("unexpected status: "); at != std::string::npos) {
-        status = std::strtol(message.c_str() + at + 19, nullptr, 10);
+        status =
+            parse_integer(leading_digits(std::string_view(message).substr(at + 19)), 100L, 999L)
+                .value_or(0);
       }
       if (status != 0) {
         throw Error(prefix + proxy_refusal_message(*proxy_, url_, status, message),

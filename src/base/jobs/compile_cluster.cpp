@@ -2,7 +2,11 @@
 
 #include "base/layer/environment.hpp"
 #include "base/util/error.hpp"
-#include "base/util/text_file.hpp"
+#include "base/util/executable_search.hpp"
+#include "base/util/numbers.hpp"
+#include "base/util/strings.hpp"
+#include "base/util/unique_fd.hpp"
+#include "base/util/whole_file.hpp"
 
 #include <fcntl.h>
 #include <netdb.h>
@@ -31,13 +35,11 @@ namespace {
 // A whole number from `low` to `high`, else Error naming the spec.
 int spec_number(const std::string& text, int low, int high, const std::string& spec,
                 const char* what) {
-  if (text.empty() || text.size() > 6 ||
-      text.find_first_not_of("0123456789") != std::string::npos || std::stoi(text) < low ||
-      std::stoi(text) > high) {
-    throw Error(fmt::format("distcc host `{}`: the {} `{}` is not a whole number from {} to {}",
-                            spec, what, text, low, high));
+  if (const auto number = parse_integer(text, low, high)) {
+    return *number;
   }
-  return std::stoi(text);
+  throw Error(fmt::format("distcc host `{}`: the {} `{}` is not a whole number from {} to {}", spec,
+                          what, text, low, high));
 }
 
 DistccHost parse_host(const std::string& spec) {
@@ -114,9 +116,10 @@ struct ProbeState {
 
 // Connects to one address until `deadline`: "" when it answered, else why not.
 std::string connect_once(const addrinfo& address, std::chrono::steady_clock::time_point deadline) {
-  const int fd = ::socket(address.ai_family, address.ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
-                          address.ai_protocol);
-  if (fd < 0) {
+  const UniqueFd socket(::socket(
+      address.ai_family, address.ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, address.ai_protocol));
+  const int fd = socket.get();
+  if (!socket) {
     return std::strerror(errno);
   }
   std::string why;
@@ -139,7 +142,6 @@ std::string connect_once(const addrinfo& address, std::chrono::steady_clock::tim
       }
     }
   }
-  ::close(fd);
   return why;
 }
 
@@ -173,16 +175,7 @@ std::string join_specs(const std::vector<DistccHost>& hosts) {
 }
 
 std::optional<fs::path> distcc_on_path() {
-  const std::string path = env_value(EnvVar::path, nullptr).value_or("");
-  std::istringstream dirs(path);
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    const fs::path candidate = fs::path(dir.empty() ? "." : dir) / "distcc";
-    std::error_code ignored;
-    if (!fs::is_directory(candidate, ignored) && ::access(candidate.c_str(), X_OK) == 0) {
-      return candidate;
-    }
-  }
-  return std::nullopt;
+  return find_executable("distcc", env_value(EnvVar::path, nullptr));
 }
 
 int probe_milliseconds() {
@@ -190,13 +183,7 @@ int probe_milliseconds() {
   if (!text || text->empty()) {
     return 1000;
   }
-  if (text->size() > 6 || text->find_first_not_of("0123456789") != std::string::npos ||
-      std::stoi(*text) < 1 || std::stoi(*text) > 60000) {
-    throw Error(env_name(EnvVar::distcc_probe_ms, nullptr) + "=" + *text +
-                    " is not a whole number from 1 to 60000",
-                ErrorKind::usage);
-  }
-  return std::stoi(*text);
+  return parse_setting(env_name(EnvVar::distcc_probe_ms, nullptr), *text, 1, 60000);
 }
 
 CompileCluster& applied_cluster() {
@@ -286,7 +273,7 @@ CompileCluster plan_compile_cluster() {
     text = env_value(EnvVar::distcc_hosts, nullptr);
     cluster.source = env_name(EnvVar::distcc_hosts, nullptr);
   }
-  if (!text || text->find_first_not_of(" \t\r\n") == std::string::npos) {
+  if (!text || trim(*text).empty()) {
     return cluster;
   }
   DistccHosts hosts;
@@ -375,7 +362,7 @@ std::vector<std::string> cluster_cmake_args(const CompileCluster& cluster,
   }
   // Without a cluster: a distcc launcher an earlier run left in the cache
   // is emptied.
-  const std::string cache = read_text_file(cmake_dir / "CMakeCache.txt").value_or("");
+  const std::string cache = read_whole_file(cmake_dir / "CMakeCache.txt").value_or("");
   std::istringstream lines(cache);
   for (std::string line; std::getline(lines, line);) {
     for (const char* language : {"C", "CXX"}) {

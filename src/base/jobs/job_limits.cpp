@@ -5,7 +5,8 @@
 #include "base/download/download_progress.hpp"
 #include "base/jobs/compile_cluster.hpp"
 #include "base/layer/environment.hpp"
-#include "base/util/text_file.hpp"
+#include "base/util/numbers.hpp"
+#include "base/util/whole_file.hpp"
 
 #include <sched.h>
 #include <spdlog/fmt/fmt.h>
@@ -13,7 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
+#include <limits>
 #include <thread>
 #include <vector>
 
@@ -23,58 +24,15 @@ namespace ascend_setup {
 
 namespace {
 
-std::optional<std::string> first_line(const fs::path& path) {
-  auto text = read_text_file(path);
-  if (!text) {
-    return std::nullopt;
-  }
-  std::string line = text->substr(0, text->find('\n'));
-  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) {
-    line.pop_back();
-  }
-  return line;
+// The first line of `text`, without its blanks.
+std::string first_line(std::string_view text) { return trim(text.substr(0, text.find('\n'))); }
+
+std::optional<std::uint64_t> number(std::string_view text) {
+  return parse_integer<std::uint64_t>(text, 0, std::numeric_limits<std::uint64_t>::max());
 }
 
-std::optional<std::uint64_t> number(const std::string& text) {
-  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) {
-    return std::nullopt;
-  }
-  return std::strtoull(text.c_str(), nullptr, 10);
-}
-
-std::uint64_t mem_total(const fs::path& meminfo) {
-  std::istringstream in(read_text_file(meminfo).value_or(""));
-  std::string key;
-  std::uint64_t value = 0;
-  std::string unit;
-  while (in >> key >> value >> unit) {
-    if (key == "MemTotal:") {
-      // kB; a figure past 2^64 bytes is no figure
-      return value <= UINT64_MAX / 1024 ? value * 1024 : 0;
-    }
-  }
-  return 0;
-}
-
-// The process's cgroup path for the v2 hierarchy ("0::") or a v1 controller.
-std::string self_path(const fs::path& self_cgroup, const std::string& controller) {
-  std::istringstream in(read_text_file(self_cgroup).value_or(""));
-  std::string line;
-  while (std::getline(in, line)) {
-    const size_t first = line.find(':');
-    const size_t second = first == std::string::npos ? first : line.find(':', first + 1);
-    if (second == std::string::npos) {
-      continue;
-    }
-    const std::string controllers = line.substr(first + 1, second - first - 1);
-    const std::string path = line.substr(second + 1);
-    if (controller.empty()
-            ? controllers.empty()
-            : ("," + controllers + ",").find("," + controller + ",") != std::string::npos) {
-      return path;
-    }
-  }
-  return "/";
+std::string self_path(const fs::path& self_cgroup, std::string_view controller) {
+  return cgroup_of_self(read_whole_file(self_cgroup).value_or(""), controller);
 }
 
 // The directories from the process's cgroup up to the hierarchy's root (the
@@ -104,22 +62,15 @@ struct Limit {
 std::optional<Limit> v2_cpu(const MachineView& view) {
   std::optional<Limit> best;
   for (const fs::path& dir : levels(view.cgroup_root, self_path(view.self_cgroup, ""))) {
-    const auto line = first_line(dir / "cpu.max");
-    if (!line) {
+    const auto text = read_whole_file(dir / "cpu.max");
+    const auto quota = text ? cpu_max_quota(*text) : std::nullopt;  // "max": none at this level
+    if (!quota) {
       continue;
     }
-    std::istringstream in(*line);
-    std::string quota;
-    std::string period;
-    in >> quota >> period;
-    const auto q = number(quota);
-    const auto p = number(period.empty() ? "100000" : period);
-    if (!q || !p || *p == 0) {
-      continue;  // "max": no quota at this level
-    }
-    const double cpus = double(*q) / double(*p);
+    const double cpus = quota->cpus();
     if (!best || cpus < best->value) {
-      best = Limit{cpus, fmt::format("cgroup v2 cpu.max {}/{} = {:g} CPUs", *q, *p, cpus)};
+      best = Limit{cpus, fmt::format("cgroup v2 cpu.max {}/{} = {:g} CPUs", quota->quota,
+                                     quota->period, cpus)};
     }
   }
   return best;
@@ -134,21 +85,18 @@ std::optional<Limit> v1_cpu(const MachineView& view) {
       continue;
     }
     for (const fs::path& dir : levels(hierarchy, self_path(view.self_cgroup, "cpu"))) {
-      const auto quota_text = first_line(dir / "cpu.cfs_quota_us");
-      const auto period_text = first_line(dir / "cpu.cfs_period_us");
-      if (!quota_text || !period_text) {
-        continue;
+      const auto quota_text = read_whole_file(dir / "cpu.cfs_quota_us");
+      const auto period_text = read_whole_file(dir / "cpu.cfs_period_us");
+      const auto quota =
+          quota_text && period_text ? cfs_quota(*quota_text, *period_text) : std::nullopt;
+      if (!quota) {
+        continue;  // -1: none
       }
-      const auto quota = number(*quota_text);  // -1: none
-      const auto period = number(*period_text);
-      if (!quota || !period || *period == 0) {
-        continue;
-      }
-      const double cpus = double(*quota) / double(*period);
+      const double cpus = quota->cpus();
       if (!best || cpus < best->value) {
         best = Limit{cpus, fmt::format("cgroup v1 cpu.cfs_quota_us/cpu.cfs_period_us {}/{} = {:g} "
                                        "CPUs",
-                                       *quota, *period, cpus)};
+                                       quota->quota, quota->period, cpus)};
       }
     }
     break;
@@ -166,8 +114,8 @@ struct MemoryLimit {
 std::optional<MemoryLimit> v2_memory(const MachineView& view) {
   std::optional<MemoryLimit> best;
   for (const fs::path& dir : levels(view.cgroup_root, self_path(view.self_cgroup, ""))) {
-    const auto line = first_line(dir / "memory.max");
-    const auto bytes = line ? number(*line) : std::nullopt;  // "max": none
+    const auto text = read_whole_file(dir / "memory.max");
+    const auto bytes = text ? memory_limit(*text) : std::nullopt;  // "max": none
     if (bytes && (!best || *bytes < best->bytes)) {
       best = MemoryLimit{*bytes, "cgroup v2 memory.max"};
     }
@@ -183,8 +131,8 @@ std::optional<MemoryLimit> v1_memory(const MachineView& view) {
     return best;
   }
   for (const fs::path& dir : levels(hierarchy, self_path(view.self_cgroup, "memory"))) {
-    const auto line = first_line(dir / "memory.limit_in_bytes");
-    const auto bytes = line ? number(*line) : std::nullopt;
+    const auto text = read_whole_file(dir / "memory.limit_in_bytes");
+    const auto bytes = text ? memory_limit(*text) : std::nullopt;
     if (bytes && (!best || *bytes < best->bytes)) {
       best = MemoryLimit{*bytes, "cgroup v1 memory.limit_in_bytes"};
     }
@@ -195,6 +143,73 @@ std::optional<MemoryLimit> v1_memory(const MachineView& view) {
 std::string cpus_text(double cpus) { return fmt::format("{:g} CPU{}", cpus, cpus == 1 ? "" : "s"); }
 
 }  // namespace
+
+std::optional<CpuQuota> cpu_max_quota(std::string_view text) {
+  const std::string line = first_line(text);
+  const size_t blank = line.find_first_of(" \t");
+  const std::string_view words(line);
+  const auto quota = number(words.substr(0, blank));
+  const std::string period_text =
+      blank == std::string::npos ? std::string() : trim(line.substr(blank));
+  const auto period = period_text.empty()
+                          ? std::optional<std::uint64_t>(100000)
+                          : number(period_text.substr(0, period_text.find_first_of(" \t")));
+  if (!quota || !period || *period == 0) {
+    return std::nullopt;
+  }
+  return CpuQuota{*quota, *period};
+}
+
+std::optional<CpuQuota> cfs_quota(std::string_view quota_text, std::string_view period_text) {
+  const auto quota = number(first_line(quota_text));
+  const auto period = number(first_line(period_text));
+  if (!quota || !period || *period == 0) {
+    return std::nullopt;
+  }
+  return CpuQuota{*quota, *period};
+}
+
+std::optional<std::uint64_t> memory_limit(std::string_view text) {
+  return number(first_line(text));
+}
+
+std::uint64_t mem_total(std::string_view meminfo) {
+  for (size_t at = 0; at < meminfo.size();) {
+    const size_t end = std::min(meminfo.find('\n', at), meminfo.size());
+    const std::string_view line = meminfo.substr(at, end - at);
+    at = end + 1;
+    if (!line.starts_with("MemTotal:")) {
+      continue;
+    }
+    const std::string rest = trim(line.substr(9));
+    const auto kib = number(std::string_view(rest).substr(0, rest.find_first_of(" \t")));
+    if (!kib || *kib > std::numeric_limits<std::uint64_t>::max() / 1024) {
+      return 0;
+    }
+    return *kib * 1024;
+  }
+  return 0;
+}
+
+std::string cgroup_of_self(std::string_view text, std::string_view controller) {
+  for (size_t at = 0; at < text.size();) {
+    const size_t end = std::min(text.find('\n', at), text.size());
+    const std::string_view line = text.substr(at, end - at);
+    at = end + 1;
+    const size_t first = line.find(':');
+    const size_t second = first == std::string_view::npos ? first : line.find(':', first + 1);
+    if (second == std::string_view::npos) {
+      continue;
+    }
+    const std::string controllers(line.substr(first + 1, second - first - 1));
+    if (controller.empty() ? controllers.empty()
+                           : ("," + controllers + ",").find("," + std::string(controller) + ",") !=
+                                 std::string::npos) {
+      return std::string(line.substr(second + 1));
+    }
+  }
+  return "/";
+}
 
 JobLimits compute_job_limits(const MachineView& view) {
   JobLimits limits;
@@ -212,7 +227,7 @@ JobLimits compute_job_limits(const MachineView& view) {
   } else {
     limits.cpu_source += "; no cgroup CPU quota";
   }
-  const std::uint64_t total = mem_total(view.meminfo);
+  const std::uint64_t total = mem_total(read_whole_file(view.meminfo).value_or(""));
   limits.memory = total;
   limits.memory_source = "MemTotal";
   if (auto limit = v2 ? v2_memory(view) : v1_memory(view)) {

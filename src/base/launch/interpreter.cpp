@@ -3,6 +3,10 @@
 #include "base/layer/environment.hpp"
 #include "base/process/process.hpp"
 #include "base/util/error.hpp"
+#include "base/util/executable_search.hpp"
+#include "base/util/numbers.hpp"
+#include "base/util/strings.hpp"
+#include "base/util/whole_file.hpp"
 
 #include <unistd.h>
 
@@ -25,44 +29,18 @@ bool is_elf(const fs::path& file) {
 }
 
 // A venv's pyvenv.cfg: `home` (its base's bin directory) and `version` (or
-// virtualenv's `version_info`). False when there is no such file.
+// virtualenv's `version_info`). False when there is no such file or it
+// lacks either.
 bool read_pyvenv_cfg(const fs::path& executable, InterpreterInfo& info) {
-  std::ifstream cfg(executable.parent_path().parent_path() / "pyvenv.cfg");
-  if (!cfg) {
+  const auto text = read_whole_file(executable.parent_path().parent_path() / "pyvenv.cfg");
+  const PyvenvCfg cfg = text ? parse_pyvenv_cfg(*text) : PyvenvCfg{};
+  if (!cfg.home || cfg.version.empty()) {
     return false;
   }
-  static const std::regex entry(R"(^\s*([A-Za-z_]+)\s*=\s*(.*?)\s*$)");
-  static const std::regex version(R"((\d+)\.(\d+)(\.\S*)?)");
-  std::string line;
-  std::optional<fs::path> home;
-  std::string implementation = "cpython";
-  while (std::getline(cfg, line)) {
-    std::smatch match;
-    if (!std::regex_match(line, match, entry)) {
-      continue;
-    }
-    const std::string key = match[1].str();
-    const std::string value = match[2].str();
-    std::smatch number;
-    if (key == "home") {
-      home = value;
-    } else if ((key == "version" || key == "version_info") && info.version.empty() &&
-               std::regex_match(value, number, version)) {
-      info.version = number[1].str() + "." + number[2].str();
-    } else if (key == "implementation") {
-      implementation = value;
-      for (auto& c : implementation) {
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      }
-    }
-  }
-  if (!home || info.version.empty()) {
-    info.version.clear();
-    return false;
-  }
+  info.version = cfg.version;
   std::error_code ec;
-  info.base_prefix = fs::weakly_canonical(*home, ec).parent_path();
-  info.implementation = implementation;
+  info.base_prefix = fs::weakly_canonical(*cfg.home, ec).parent_path();
+  info.implementation = cfg.implementation;
   // A venv of a free-threaded build links (or copies) python3.13t.
   const std::string target = fs::weakly_canonical(executable, ec).filename().string();
   info.free_threaded = std::regex_match(target, std::regex(R"(python\d+\.\d+t)"));
@@ -121,34 +99,57 @@ void ask_interpreter(InterpreterInfo& info) {
 
 }  // namespace
 
-std::optional<fs::path> find_on_path(const fs::path& name) {
-  if (name.string().find('/') != std::string::npos) {
-    return name;
-  }
-  const std::string path = env_value(EnvVar::path, nullptr).value_or("");
-  size_t start = 0;
-  while (start <= path.size()) {
-    const size_t end = std::min(path.find(':', start), path.size());
-    const fs::path candidate = fs::path(path.substr(start, end - start)) / name;
-    if (!fs::is_directory(candidate) && access(candidate.c_str(), X_OK) == 0) {
-      return candidate;
+PyvenvCfg parse_pyvenv_cfg(std::string_view text) {
+  PyvenvCfg cfg;
+  for (size_t at = 0; at < text.size();) {
+    const size_t end = std::min(text.find('\n', at), text.size());
+    const std::string line = trim(text.substr(at, end - at), " \t\r\v\f");
+    at = end + 1;
+    const size_t equals = line.find('=');
+    if (equals == std::string::npos) {
+      continue;
     }
-    start = end + 1;
+    const std::string key = trim(std::string_view(line).substr(0, equals), " \t");
+    const std::string value = trim(std::string_view(line).substr(equals + 1), " \t");
+    if (key.empty() ||
+        key.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_") !=
+            std::string::npos) {
+      continue;
+    }
+    if (key == "home") {
+      cfg.home = value;
+    } else if ((key == "version" || key == "version_info") && cfg.version.empty()) {
+      // "X.Y" or "X.Y.<anything without blanks>"
+      const std::string_view major = leading_digits(value);
+      const std::string_view after = std::string_view(value).substr(major.size());
+      const std::string_view minor = after.starts_with('.') ? leading_digits(after.substr(1)) : "";
+      const std::string_view rest = after.substr(std::min(after.size(), minor.size() + 1));
+      if (!major.empty() && !minor.empty() && (rest.empty() || rest.front() == '.') &&
+          rest.find_first_of(" \t\r\v\f") == std::string_view::npos) {
+        cfg.version = std::string(major) + "." + std::string(minor);
+      }
+    } else if (key == "implementation") {
+      cfg.implementation = value;
+      for (auto& c : cfg.implementation) {
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      }
+    }
   }
-  return std::nullopt;
+  return cfg;
 }
 
 InterpreterInfo resolve_interpreter(const std::optional<fs::path>& explicit_python) {
   InterpreterInfo info;
   if (explicit_python) {
     info.origin = "--python";
-    info.executable = find_on_path(*explicit_python).value_or(*explicit_python);
+    info.executable = find_executable(explicit_python->string(), env_value(EnvVar::path, nullptr))
+                          .value_or(*explicit_python);
   } else if (auto venv = env_value(EnvVar::virtual_env, nullptr); venv && !venv->empty()) {
     info.origin = "$VIRTUAL_ENV";
     info.executable = fs::path(*venv) / "bin" / "python";
   } else {
     info.origin = "python3 on PATH";
-    auto found = find_on_path("python3");
+    auto found = find_executable("python3", env_value(EnvVar::path, nullptr));
     if (!found) {
       // No python3 on PATH (a minimal PATH): the build's default interpreter.
       info.origin = "the default interpreter";

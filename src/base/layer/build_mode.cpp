@@ -25,8 +25,8 @@ ModeChoice branch_rule(const Profile& profile, const std::filesystem::path& tree
   return {BuildMode::dev, "branch " + *branch};
 }
 
-// The merged entry's rule: only the official manylinux build of a release
-// version without a suffix is a release build.
+// The manylinux rule: only the official manylinux build of a release version
+// without a suffix is a release build.
 ModeChoice manylinux_rule(const Profile& profile, const std::filesystem::path& tree_root) {
   const std::string manylinux = profile.switches.manylinux;
   if (!env_on(EnvVar::manylinux, profile)) {

@@ -2,7 +2,7 @@
 
 #include "base/git/source_repo.hpp"
 #include "base/util/error.hpp"
-#include "base/util/text_file.hpp"
+#include "base/util/whole_file.hpp"
 
 #include <sstream>
 
@@ -31,7 +31,7 @@ std::optional<CheckoutFacts> read_checkout_record(const std::filesystem::path& t
   if (!std::filesystem::exists(path, ec)) {
     return std::nullopt;
   }
-  const auto text = read_text_file(path);
+  const auto text = read_whole_file(path);
   if (!text) {
     throw Error("cannot read " + path.string());
   }
@@ -70,7 +70,7 @@ void write_checkout_record(const std::filesystem::path& dir, const CheckoutFacts
   if (facts.branch) {
     text += "branch " + *facts.branch + "\n";
   }
-  write_text_file(dir / checkout_record_name, text);
+  write_whole_file(dir / checkout_record_name, text);
 }
 
 }  // namespace ascend_setup

@@ -2,29 +2,39 @@
 
 #include "base/util/digest.hpp"
 #include "base/util/error.hpp"
+#include "base/util/numbers.hpp"
 #include "base/util/strings.hpp"
-#include "base/util/text_file.hpp"
+#include "base/util/whole_file.hpp"
 
 #include <algorithm>
 #include <memory>
-#include <regex>
 
 namespace ascend_setup {
 
 namespace {
 
-// "2.36" -> 236; nullopt when the text is not "<major>.<minor>[...]".
+// "2.36" -> 236; nullopt when the text is not "<major>.<minor>[...]" with a
+// major below 1000 and a minor below 100.
 std::optional<int> glibc_number(const std::optional<std::string>& version) {
-  static const std::regex pattern(R"(^(\d+)\.(\d+).*$)");
-  std::smatch match;
-  if (!version || !std::regex_match(*version, match, pattern)) {
+  if (!version) {
     return std::nullopt;
   }
-  return std::stoi(match[1]) * 100 + std::stoi(match[2]);
+  const std::string_view text(*version);
+  const std::string_view major = leading_digits(text);
+  if (major.size() == text.size() || text[major.size()] != '.') {
+    return std::nullopt;
+  }
+  const std::string_view minor = leading_digits(text.substr(major.size() + 1));
+  const auto a = parse_integer(major, 0, 999);
+  const auto b = parse_integer(minor, 0, 99);
+  if (!a || !b) {
+    return std::nullopt;
+  }
+  return *a * 100 + *b;
 }
 
 std::string read_file(const std::filesystem::path& path) {
-  auto text = read_text_file(path);
+  auto text = read_whole_file(path);
   if (!text) {
     throw Error("cannot read " + path.string() + " (needed for the LLVM package name)");
   }
@@ -83,7 +93,7 @@ LlvmChoice choose_llvm_package(const Profile::Llvm& profile, const PlatformInfo&
              os_rule != profile.x64_os_suffixes.end()) {
     system_suffix = os_rule->second;  // e.g. the manylinux images, whatever their glibc
   } else if (platform.system == "Linux" && arch == "x64") {
-    // The Python entry crashed here on musl (platform.libc_ver() gives no version).
+    // musl: platform.libc_ver() gives no glibc version, so no Ascend build fits.
     const std::optional<int> glibc = glibc_number(platform.glibc);
     if (!glibc) {
       return UserConfiguredLlvm{

@@ -2,7 +2,7 @@
 
 #include "base/layer/profile_table_reader.hpp"
 #include "base/util/error.hpp"
-#include "base/util/text_file.hpp"
+#include "base/util/whole_file.hpp"
 
 #include <toml++/toml.h>
 
@@ -289,7 +289,7 @@ Profile parse_profile(std::string_view text, const std::string& source) {
 }
 
 Profile load_profile_file(const std::filesystem::path& path) {
-  auto text = read_text_file(path);
+  auto text = read_whole_file(path);
   if (!text) {
     throw Error("cannot read profile " + path.string());
   }

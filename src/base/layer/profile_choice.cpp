@@ -2,7 +2,7 @@
 
 #include "base/util/error.hpp"
 #include "base/util/strings.hpp"
-#include "base/util/text_file.hpp"
+#include "base/util/whole_file.hpp"
 
 #include <algorithm>
 #include <compare>
@@ -15,18 +15,27 @@ namespace ascend_setup {
 
 namespace {
 
-std::vector<int> numbers(const std::string& version) {
-  std::vector<int> result;
+// A release's components as digit strings without leading zeros ("" for 0),
+// so that components of any length compare exactly, never overflowing.
+std::vector<std::string> components(const std::string& version) {
+  std::vector<std::string> result;
   std::istringstream parts(version);
-  std::string part;
-  while (std::getline(parts, part, '.')) {
-    result.push_back(part.empty() ? 0 : std::stoi(part.substr(0, 9)));
+  for (std::string part; std::getline(parts, part, '.');) {
+    result.push_back(part.substr(std::min(part.size(), part.find_first_not_of('0'))));
   }
   return result;
 }
 
+// Two releases ("3.6.0", digits and dots) in numeric order, component by
+// component ("3.6" is below "3.6.0").
 std::strong_ordering compare_versions(const std::string& a, const std::string& b) {
-  return numbers(a) <=> numbers(b);
+  const auto by_value = [](const std::string& x, const std::string& y) {
+    return x.size() != y.size() ? x.size() <=> y.size() : x.compare(y) <=> 0;
+  };
+  const std::vector<std::string> left = components(a);
+  const std::vector<std::string> right = components(b);
+  return std::lexicographical_compare_three_way(left.begin(), left.end(), right.begin(),
+                                                right.end(), by_value);
 }
 
 std::string major_minor(const std::string& version) {
@@ -107,7 +116,7 @@ std::string release_part(const std::string& version) {
 
 std::optional<TreeVersion> read_tree_version(const std::vector<Profile>& candidates,
                                              const fs::path& tree_root, const fs::path& setup_py) {
-  if (const auto source = read_text_file(setup_py)) {
+  if (const auto source = read_whole_file(setup_py)) {
     std::set<std::string> tried;
     for (const Profile& profile : candidates) {
       const std::string& variable = profile.upstream.version_variable;
@@ -122,10 +131,8 @@ std::optional<TreeVersion> read_tree_version(const std::vector<Profile>& candida
   for (const Profile& profile : candidates) {
     const std::string& file = profile.version.file;
     if (tried.insert(file).second) {
-      if (const auto text = read_text_file(tree_root / file)) {
-        const std::string trimmed =
-            text->substr(std::min(text->size(), text->find_first_not_of(" \t\r\n")));
-        if (std::string version = release_number(trimmed); !version.empty()) {
+      if (const auto text = read_whole_file(tree_root / file)) {
+        if (std::string version = release_number(trim(*text)); !version.empty()) {
           return TreeVersion{version, file};
         }
       }

@@ -3,7 +3,8 @@
 #include "base/layer/checkout_record.hpp"
 #include "base/layer/environment.hpp"
 #include "base/util/error.hpp"
-#include "base/util/text_file.hpp"
+#include "base/util/strings.hpp"
+#include "base/util/whole_file.hpp"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -11,19 +12,6 @@
 #include <memory>
 
 namespace ascend_setup {
-
-namespace {
-
-std::string strip(const std::string& text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) {
-    return "";
-  }
-  const auto last = text.find_last_not_of(" \t\r\n");
-  return text.substr(first, last - first + 1);
-}
-
-}  // namespace
 
 bool is_pep440_version(std::string_view version) {
   // PEP 440's grammar, permissive spellings included (as packaging accepts them):
@@ -70,8 +58,8 @@ std::string compose_version(const std::string& base, const std::string& suffix,
 }
 
 std::string version_text(const Profile& profile, const std::filesystem::path& tree_root) {
-  const auto text = read_text_file(tree_root / profile.version.file);
-  return text ? strip(*text) : profile.version.fallback;
+  const auto text = read_whole_file(tree_root / profile.version.file);
+  return text ? trim(*text) : profile.version.fallback;
 }
 
 std::string wheel_version(const Profile& profile, const std::filesystem::path& tree_root) {

@@ -1,17 +1,19 @@
 #include "base/npuir/npuir_build.hpp"
 
 #include "base/download/download_progress.hpp"
+#include "base/git/network_retry.hpp"
 #include "base/git/source_repo.hpp"
 #include "base/layer/environment.hpp"
 #include "base/npuir/bishengir_payload.hpp"
 #include "base/process/process.hpp"
-#include "base/process/retry.hpp"
 #include "base/tree/file_lock.hpp"
 #include "base/tree/state_paths.hpp"
 #include "base/util/error.hpp"
+#include "base/util/executable_search.hpp"
+#include "base/util/numbers.hpp"
 #include "base/util/staged_replacement.hpp"
 #include "base/util/strings.hpp"
-#include "base/util/text_file.hpp"
+#include "base/util/whole_file.hpp"
 
 #include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
@@ -32,28 +34,11 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::uint64_t kGiB = 1ULL << 30;
+constexpr int kMaxUserJobs = 60000;  // MAX_JOBS above this is a typo, not a machine
 
 bool holds_content(const fs::path& directory) {
   std::error_code ec;
   return fs::is_directory(directory, ec) && !fs::is_empty(directory, ec);
-}
-
-// `name` as the shell would find it on PATH ('/' in it: as it is).
-std::optional<fs::path> find_on_path(const std::string& name) {
-  if (name.find('/') != std::string::npos) {
-    return fs::path(name);
-  }
-  const auto path = env_value(EnvVar::path, nullptr).value_or("");
-  size_t start = 0;
-  while (start <= path.size()) {
-    const size_t end = std::min(path.find(':', start), path.size());
-    const fs::path candidate = fs::path(path.substr(start, end - start)) / name;
-    if (end > start && ::access(candidate.c_str(), X_OK) == 0) {
-      return candidate;
-    }
-    start = end + 1;
-  }
-  return std::nullopt;
 }
 
 // fmt, not "'" + std::string: GCC 12 at -O3 warns falsely on that operator+
@@ -121,13 +106,7 @@ void provide_sources(const fs::path& tree_root, const Profile::Npuir& npuir) {
 NpuirJobs npuir_job_count(const std::optional<std::string>& user_max_jobs, const JobLimits& limits,
                           const Profile::Npuir& npuir) {
   if (user_max_jobs) {
-    const std::string text = trim(*user_max_jobs);
-    int jobs = 0;
-    if (text.empty() || text.size() > 6 ||
-        text.find_first_not_of("0123456789") != std::string::npos || (jobs = std::stoi(text)) < 1) {
-      throw Error("MAX_JOBS=" + *user_max_jobs + " is not a positive job count");
-    }
-    return {jobs, "MAX_JOBS as set"};
+    return {parse_setting("MAX_JOBS", trim(*user_max_jobs), 1, kMaxUserJobs), "MAX_JOBS as set"};
   }
   const std::uint64_t job_memory = std::uint64_t(npuir.job_memory_mib) << 20;
   const auto by_cpu = static_cast<std::uint64_t>(std::max(1.0, limits.cpus));
@@ -200,7 +179,7 @@ void build_npuir(const fs::path& tree_root, const Profile& profile,
                 " does not exist (" + npuir.toolkit_env + "=" + *toolkit + "): source " +
                 npuir.toolkit_setup + " of a toolkit that has it");
   }
-  const auto compiler = find_on_path(npuir.cxx_compiler);
+  const auto compiler = find_executable(npuir.cxx_compiler, env_value(EnvVar::path, nullptr));
   if (!compiler) {
     throw Error(switch_on + " but " + npuir.cxx_compiler +
                 " (the NPUIR build's compiler) is not on PATH");
@@ -216,7 +195,7 @@ void build_npuir(const fs::path& tree_root, const Profile& profile,
   spdlog::info("NPUIR build: {} jobs: {}", jobs.jobs, jobs.reason);
 
   const fs::path wrapper = state_dir(tree_root) / "npuir" / fs::path(npuir.cxx_compiler).filename();
-  write_text_file(wrapper, cxx_wrapper_script(*compiler, npuir.cxx_flags));
+  write_whole_file(wrapper, cxx_wrapper_script(*compiler, npuir.cxx_flags));
   fs::permissions(wrapper, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
                                fs::perms::others_read | fs::perms::others_exec);
 

@@ -1,5 +1,8 @@
 #include "base/process/descendants.hpp"
 
+#include "base/util/numbers.hpp"
+#include "base/util/unique_fd.hpp"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/prctl.h>
@@ -8,8 +11,8 @@
 #include <unistd.h>
 
 #include <csignal>
-#include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <set>
 #include <thread>
@@ -18,32 +21,24 @@ namespace ascend_setup {
 
 namespace {
 
-struct ProcessState {
-  pid_t parent = 0;
-  char state = '?';
-};
-
-// /proc/<pid>/stat: "pid (comm) state ppid ...", comm may hold spaces and ')'.
+// /proc/<pid>/stat of `pid`; false when it cannot be read (ended meanwhile).
 bool read_state(pid_t pid, ProcessState& out) {
   char path[64];
   std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
-  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+  const UniqueFd fd(::open(path, O_RDONLY | O_CLOEXEC));
+  if (!fd) {
     return false;
   }
   char text[512];
-  const ssize_t n = ::read(fd, text, sizeof text - 1);
-  ::close(fd);
+  const ssize_t n = ::read(fd.get(), text, sizeof text);
   if (n <= 0) {
     return false;
   }
-  text[n] = '\0';
-  const char* close = std::strrchr(text, ')');
-  if (close == nullptr || close[1] != ' ' || close[2] == '\0') {
+  const auto state = parse_proc_stat(std::string_view(text, static_cast<size_t>(n)));
+  if (!state) {
     return false;
   }
-  out.state = close[2];
-  out.parent = static_cast<pid_t>(std::strtol(close + 3, nullptr, 10));
+  out = *state;
   return true;
 }
 
@@ -60,6 +55,27 @@ void reap_own_children() {
 
 }  // namespace
 
+std::optional<ProcessState> parse_proc_stat(std::string_view text) {
+  const size_t close = text.rfind(')');
+  if (close == std::string_view::npos || close + 2 >= text.size() || text[close + 1] != ' ') {
+    return std::nullopt;
+  }
+  ProcessState out;
+  out.state = text[close + 2];
+  std::string_view rest = text.substr(close + 3);
+  if (!rest.starts_with(' ')) {
+    return std::nullopt;
+  }
+  rest.remove_prefix(1);
+  const auto parent = parse_integer<pid_t>(rest.substr(0, rest.find_first_of(" \n")), 0,
+                                           std::numeric_limits<pid_t>::max());
+  if (!parent) {
+    return std::nullopt;
+  }
+  out.parent = *parent;
+  return out;
+}
+
 void become_subreaper() { ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
 
 std::vector<pid_t> living_descendants() {
@@ -67,15 +83,14 @@ std::vector<pid_t> living_descendants() {
   std::set<pid_t> zombies;
   if (DIR* proc = ::opendir("/proc")) {
     while (const dirent* entry = ::readdir(proc)) {
-      char* end = nullptr;
-      const long pid = std::strtol(entry->d_name, &end, 10);
+      const auto pid = parse_integer<pid_t>(entry->d_name, 1, std::numeric_limits<pid_t>::max());
       ProcessState state;
-      if (pid <= 0 || *end != '\0' || !read_state(static_cast<pid_t>(pid), state)) {
+      if (!pid || !read_state(*pid, state)) {
         continue;
       }
-      children.emplace(state.parent, static_cast<pid_t>(pid));
+      children.emplace(state.parent, *pid);
       if (state.state == 'Z' || state.state == 'X') {
-        zombies.insert(static_cast<pid_t>(pid));
+        zombies.insert(*pid);
       }
     }
     ::closedir(proc);
@@ -104,8 +119,8 @@ size_t signal_descendants(int number, std::set<pid_t>* skip) {
     if (skip != nullptr && !skip->insert(pid).second) {
       continue;
     }
-    const int pidfd = pidfd_open(pid);
-    if (pidfd < 0) {
+    const UniqueFd pidfd(pidfd_open(pid));
+    if (!pidfd) {
       continue;  // ended meanwhile
     }
     // The pidfd holds the process that has this pid now: it is ours when its
@@ -113,10 +128,9 @@ size_t signal_descendants(int number, std::set<pid_t>* skip) {
     ProcessState state;
     if (read_state(pid, state) && state.state != 'Z' &&
         (state.parent == ::getpid() || ours.contains(state.parent)) &&
-        pidfd_send_signal(pidfd, number) == 0) {
+        pidfd_send_signal(pidfd.get(), number) == 0) {
       ++signalled;
     }
-    ::close(pidfd);
   }
   return signalled;
 }

@@ -2,6 +2,7 @@
 
 #include "base/process/stop_signals.hpp"
 #include "base/util/error.hpp"
+#include "base/util/unique_fd.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -31,32 +32,18 @@ bool SpawnError::not_found() const noexcept {
 namespace {
 
 struct Pipe {
-  int read = -1;
-  int write = -1;
+  UniqueFd read;
+  UniqueFd write;
   Pipe() {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
       throw Error(std::string("cannot create a pipe: ") + std::strerror(errno));
     }
-    read = fds[0];
-    write = fds[1];
+    read.reset(fds[0]);
+    write.reset(fds[1]);
   }
-  ~Pipe() {
-    close_read();
-    close_write();
-  }
-  void close_read() {
-    if (read >= 0) {
-      ::close(read);
-      read = -1;
-    }
-  }
-  void close_write() {
-    if (write >= 0) {
-      ::close(write);
-      write = -1;
-    }
-  }
+  void close_read() { read.reset(); }
+  void close_write() { write.reset(); }
 };
 
 std::vector<std::string> child_environment(const ProcessSpec& spec) {
@@ -121,13 +108,13 @@ struct SpawnObjects {
 pid_t spawn(const ProcessSpec& spec, ChildPipes& pipes) {
   SpawnObjects spawn_objects;
   posix_spawn_file_actions_t& actions = spawn_objects.actions;
-  posix_spawn_file_actions_adddup2(&actions, pipes.in.read, 0);
+  posix_spawn_file_actions_adddup2(&actions, pipes.in.read.get(), 0);
   if (spec.stream_to_stderr) {
     // The pipes' write ends are close-on-exec, so both reads end at once.
     posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
   } else {
-    posix_spawn_file_actions_adddup2(&actions, pipes.out.write, 1);
-    posix_spawn_file_actions_adddup2(&actions, pipes.err.write, 2);
+    posix_spawn_file_actions_adddup2(&actions, pipes.out.write.get(), 1);
+    posix_spawn_file_actions_adddup2(&actions, pipes.err.write.get(), 2);
   }
   if (spec.cwd) {
     posix_spawn_file_actions_addchdir_np(&actions, spec.cwd->c_str());
@@ -178,27 +165,27 @@ int pump(ChildPipes& pipes, const std::string& stdin_text, ProcessResult& result
   if (stdin_text.empty()) {
     pipes.in.close_write();
   }
-  while (pipes.out.read >= 0 || pipes.err.read >= 0) {
+  while (pipes.out.read.get() >= 0 || pipes.err.read.get() >= 0) {
     pollfd fds[3];
     nfds_t count = 0;
-    if (pipes.out.read >= 0) fds[count++] = {pipes.out.read, POLLIN, 0};
-    if (pipes.err.read >= 0) fds[count++] = {pipes.err.read, POLLIN, 0};
-    if (pipes.in.write >= 0) fds[count++] = {pipes.in.write, POLLOUT, 0};
+    if (pipes.out.read.get() >= 0) fds[count++] = {pipes.out.read.get(), POLLIN, 0};
+    if (pipes.err.read.get() >= 0) fds[count++] = {pipes.err.read.get(), POLLIN, 0};
+    if (pipes.in.write.get() >= 0) fds[count++] = {pipes.in.write.get(), POLLOUT, 0};
     if (poll(fds, count, -1) < 0) {
       if (errno == EINTR) continue;
       return errno;
     }
     for (nfds_t i = 0; i < count; ++i) {
       if (fds[i].revents == 0) continue;
-      if (fds[i].fd == pipes.in.write) {
+      if (fds[i].fd == pipes.in.write.get()) {
         const ssize_t n =
-            ::write(pipes.in.write, stdin_text.data() + written, stdin_text.size() - written);
+            ::write(pipes.in.write.get(), stdin_text.data() + written, stdin_text.size() - written);
         if (n <= 0 || (written += static_cast<size_t>(n)) == stdin_text.size()) {
           pipes.in.close_write();
         }
         continue;
       }
-      Pipe& pipe = fds[i].fd == pipes.out.read ? pipes.out : pipes.err;
+      Pipe& pipe = fds[i].fd == pipes.out.read.get() ? pipes.out : pipes.err;
       char buffer[65536];
       const ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
       if (n <= 0) {

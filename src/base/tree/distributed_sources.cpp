@@ -1,8 +1,8 @@
 #include "base/tree/distributed_sources.hpp"
 
+#include "base/git/network_retry.hpp"
 #include "base/git/source_repo.hpp"
 #include "base/layer/environment.hpp"
-#include "base/process/retry.hpp"
 #include "base/tree/file_lock.hpp"
 #include "base/tree/state_paths.hpp"
 #include "base/util/error.hpp"
@@ -17,7 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// What a user runs to provide the clone by hand (the merged entry's commands).
+// What a user runs to provide the clone by hand: git clone, then the pin checked out.
 std::string manual_clone(const Profile::Distributed& d, const fs::path& directory, bool pinned) {
   std::string commands = "git clone " + d.url + " -b " + d.branch + " " + directory.string();
   if (pinned) {

@@ -11,7 +11,7 @@
 #include "base/tree/tree_transaction.hpp"
 #include "base/util/error.hpp"
 #include "base/util/strings.hpp"
-#include "base/util/text_file.hpp"
+#include "base/util/whole_file.hpp"
 
 #include <sys/stat.h>
 
@@ -107,7 +107,7 @@ std::vector<PatchText> PatchEngine::wanted_patches() const {
   std::vector<Patch> patches;
   for (const ProfilePatchFile& patch_file : profile_patch_files(profile_, mode_)) {
     const fs::path path = tree_root_ / patch_file.relative;
-    const auto text = read_text_file(path);
+    const auto text = read_whole_file(path);
     if (!text) {
       if (patch_file.entry->optional) {
         spdlog::info("no {} patch {}: skipped (optional in the profile)", patch_file.role,
@@ -137,7 +137,7 @@ std::vector<PatchText> PatchEngine::candidates(const std::vector<Patch>& wanted)
       return patch.name == patch_file.entry->file;
     });
     const fs::path path = tree_root_ / patch_file.relative;
-    const auto text = read ? std::nullopt : read_text_file(path);
+    const auto text = read ? std::nullopt : read_whole_file(path);
     if (!text) {
       continue;
     }
@@ -253,7 +253,7 @@ void PatchEngine::report_troubled_files(const std::vector<std::string>& troubled
             stale.push_back(patch.name + ": " + hunk.describe());
           }
         }
-        for (const auto& hunk : failing_hunks(diff_file, read_text_file(tree_root_ / file))) {
+        for (const auto& hunk : failing_hunks(diff_file, read_whole_file(tree_root_ / file))) {
           hunks.push_back(hunk.describe());
         }
         break;
@@ -315,7 +315,7 @@ PatchOutcome PatchEngine::reconcile(const std::vector<Patch>& wanted, bool force
       if (!committed) {
         throw Error("--force-patches: " + file + " is not in the committed tree (HEAD)");
       }
-      write_text_file(scratch / file, *committed);
+      write_whole_file(scratch / file, *committed);
       for (const auto& patch : wanted) {
         if (patch.touches(file) && !git_apply(scratch, patch.text, patch.origin,
                                               {ApplyDirection::forward, ApplyAction::write, {file}})
@@ -342,8 +342,8 @@ PatchOutcome PatchEngine::reconcile(const std::vector<Patch>& wanted, bool force
 
   // Every hunk fitted: now, and only now, write what differs, all or nothing.
   for (const auto& file : analysis.files) {
-    const auto want = read_text_file(scratch / file);
-    const auto have = read_text_file(tree_root_ / file);
+    const auto want = read_whole_file(scratch / file);
+    const auto have = read_whole_file(tree_root_ / file);
     if (want == have) {
       continue;
     }

@@ -1,7 +1,8 @@
 #include "base/tree/patch_record.hpp"
 
 #include "base/util/digest.hpp"
-#include "base/util/text_file.hpp"
+#include "base/util/error.hpp"
+#include "base/util/whole_file.hpp"
 
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
@@ -17,7 +18,7 @@ namespace {
 constexpr int state_format = 1;
 
 std::optional<std::string> file_sha256(const fs::path& path) {
-  const auto bytes = read_text_file(path);
+  const auto bytes = read_whole_file(path);
   return bytes ? std::optional(sha256_hex(*bytes)) : std::nullopt;
 }
 
@@ -57,7 +58,7 @@ void PatchText::parse_files() {
 
 std::vector<PatchText> PatchRecord::patches() const {
   std::vector<PatchText> patches;
-  const auto text = read_text_file(state_dir_ / "state.json");
+  const auto text = read_whole_file(state_dir_ / "state.json");
   if (!text) {
     return patches;
   }
@@ -69,7 +70,7 @@ std::vector<PatchText> PatchRecord::patches() const {
     for (const auto& entry : state.at("patches")) {
       const std::string name = entry.at("name").get<std::string>();
       const fs::path copy = state_dir_ / "applied" / name;
-      const auto patch_text = read_text_file(copy);
+      const auto patch_text = read_whole_file(copy);
       if (!patch_text || sha256_hex(*patch_text) != entry.at("sha256").get<std::string>()) {
         spdlog::warn("the record of applied patches in {} is incomplete: ignored",
                      state_dir_.string());
@@ -86,7 +87,7 @@ std::vector<PatchText> PatchRecord::patches() const {
 }
 
 bool PatchRecord::matches(const std::vector<PatchText>& wanted, const fs::path& tree_root) const {
-  const auto text = read_text_file(state_dir_ / "state.json");
+  const auto text = read_whole_file(state_dir_ / "state.json");
   if (!text) {
     return false;
   }
@@ -123,7 +124,7 @@ void PatchRecord::save(const std::vector<PatchText>& wanted, BuildMode mode,
   state["files"] = nlohmann::json::array();
   std::set<std::string> seen;
   for (const auto& patch : wanted) {
-    write_text_file(state_dir_ / "applied" / patch.name, patch.text);
+    write_whole_file(state_dir_ / "applied" / patch.name, patch.text);
     state["patches"].push_back({{"name", patch.name}, {"sha256", patch.sha256}});
     for (const auto& file : patch.files) {
       if (seen.insert(file).second) {
@@ -133,7 +134,7 @@ void PatchRecord::save(const std::vector<PatchText>& wanted, BuildMode mode,
     }
   }
   const fs::path target = state_dir_ / "state.json";
-  write_text_file(target.string() + ".tmp", state.dump(2) + "\n");
+  write_whole_file(target.string() + ".tmp", state.dump(2) + "\n");
   fs::rename(target.string() + ".tmp", target);
 }
 

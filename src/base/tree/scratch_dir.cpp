@@ -1,5 +1,6 @@
 #include "base/tree/scratch_dir.hpp"
 
+#include "base/util/numbers.hpp"
 #include "base/util/system_error.hpp"
 
 #include <signal.h>
@@ -7,6 +8,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -26,12 +28,13 @@ void remove_abandoned(const fs::path& temp) {
     if (name.rfind(prefix, 0) != 0) {
       continue;
     }
-    char* end_of_pid = nullptr;
-    const long pid = std::strtol(name.c_str() + prefix.size(), &end_of_pid, 10);
-    if (pid <= 0 || *end_of_pid != '-' || pid == ::getpid()) {
+    const std::string_view rest = std::string_view(name).substr(prefix.size());
+    const auto pid =
+        parse_integer<pid_t>(rest.substr(0, rest.find('-')), 1, std::numeric_limits<pid_t>::max());
+    if (!pid || rest.find('-') == std::string_view::npos || *pid == ::getpid()) {
       continue;
     }
-    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+    if (::kill(*pid, 0) != 0 && errno == ESRCH) {
       std::error_code ignored;
       fs::remove_all(it->path(), ignored);
     }

@@ -6,7 +6,8 @@
 #include "base/util/error.hpp"
 #include "base/util/staged_replacement.hpp"
 #include "base/util/system_error.hpp"
-#include "base/util/text_file.hpp"
+#include "base/util/unique_fd.hpp"
+#include "base/util/whole_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -47,37 +48,30 @@ constexpr int journal_format = 1;
 // whatever happens.
 void replace_atomically(const fs::path& path, const fs::path& temp, const std::string& bytes,
                         unsigned mode, int uid, int gid) {
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0 && errno == EEXIST) {
+  UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  if (!fd && errno == EEXIST) {
     ::unlink(temp.c_str());  // left by a killed run with the same pid
-    fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    fd.reset(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
   }
-  if (fd < 0) {
+  if (!fd) {
     throw system_error("write", path, errno);
   }
   try {
-    if (uid >= 0 && ::geteuid() == 0 && ::fchown(fd, uid, gid) != 0) {
+    if (uid >= 0 && ::geteuid() == 0 && ::fchown(fd.get(), uid, gid) != 0) {
       throw system_error("keep the owner of", path, errno);
     }
-    if (::fchmod(fd, mode) != 0) {
+    if (::fchmod(fd.get(), mode) != 0) {
       throw system_error("keep the mode of", path, errno);
     }
-    write_fully(fd, bytes, path);
-    if (::fsync(fd) != 0) {
-      throw system_error("write", path, errno);
-    }
-    const int closed = ::close(fd);
-    fd = -1;
-    if (closed != 0) {
+    write_fully(fd.get(), bytes, path);
+    if (::fsync(fd.get()) != 0 || !fd.close()) {
       throw system_error("write", path, errno);
     }
     if (::rename(temp.c_str(), path.c_str()) != 0) {
       throw system_error("replace", path, errno);
     }
   } catch (...) {
-    if (fd >= 0) {
-      ::close(fd);
-    }
+    fd.reset();
     ::unlink(temp.c_str());
     throw;
   }
@@ -171,13 +165,13 @@ void roll_back(const nlohmann::json& entry, const fs::path& journal_dir) {
     return;
   }
   if (exists && S_ISREG(info.st_mode)) {
-    const auto current = read_text_file(path);
+    const auto current = read_whole_file(path);
     if (current && sha256_hex(*current) == entry.at("sha256").get<std::string>()) {
       return;
     }
   }
   const fs::path backup = journal_dir / "backup" / entry.at("backup").get<std::string>();
-  const auto bytes = read_text_file(backup);
+  const auto bytes = read_whole_file(backup);
   if (!bytes || sha256_hex(*bytes) != entry.at("sha256").get<std::string>()) {
     throw Error("the saved copy " + backup.string() + " of " + path.string() +
                 " is missing or damaged");
@@ -227,7 +221,7 @@ TreeTransaction::~TreeTransaction() {
     return;
   }
   try {
-    const auto text = read_text_file(journal_dir_ / journal_file_name);
+    const auto text = read_whole_file(journal_dir_ / journal_file_name);
     if (text) {
       roll_back_all(nlohmann::json::parse(*text), journal_dir_);
       spdlog::warn("the source tree was put back as it was: no file changed");
@@ -305,7 +299,7 @@ void TreeTransaction::write() {
     for (size_t i = 0; i < entries_.size(); ++i) {
       Entry& entry = entries_[i];
       if (entry.old_kind == OldKind::regular) {
-        const auto bytes = read_text_file(entry.path);
+        const auto bytes = read_whole_file(entry.path);
         if (!bytes) {
           throw Error(entry.path.string() + " vanished while it was being patched");
         }
@@ -365,7 +359,7 @@ void TreeTransaction::finish() {
 }
 
 bool TreeTransaction::recover(const fs::path& journal_dir) {
-  const auto text = read_text_file(journal_dir / journal_file_name);
+  const auto text = read_whole_file(journal_dir / journal_file_name);
   if (!text) {
     std::error_code ec;
     fs::remove_all(journal_dir / "backup", ec);  // saved before a journal was written

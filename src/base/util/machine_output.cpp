@@ -1,7 +1,7 @@
 #include "base/util/machine_output.hpp"
 
 #include "base/util/error.hpp"
-#include "base/util/text_file.hpp"
+#include "base/util/whole_file.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

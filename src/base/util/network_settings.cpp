@@ -1,6 +1,7 @@
 #include "base/util/network_settings.hpp"
 
 #include "base/util/ca_bundle.hpp"
+#include "base/util/numbers.hpp"
 #include "base/util/strings.hpp"
 
 #include <arpa/inet.h>
@@ -30,15 +31,8 @@ int default_port(const std::string& scheme) {
   return 0;
 }
 
-// A port of 1 to 5 digits, else -1.
-int parse_port(const std::string& text) {
-  if (text.empty() || text.size() > 5 ||
-      text.find_first_not_of("0123456789") != std::string::npos) {
-    return -1;
-  }
-  const int port = std::stoi(text);
-  return port <= 65535 ? port : -1;
-}
+// A port from 0 to 65535, else -1.
+int parse_port(const std::string& text) { return parse_integer(text, 0, 65535).value_or(-1); }
 
 // An IPv4 or IPv6 literal as 16 bytes (IPv4: the first 4) and its family.
 struct Address {
@@ -80,12 +74,11 @@ bool address_entry_matches(const std::string& entry, const Address& host) {
   const int width = host.family == AF_INET ? 32 : 128;
   int bits = width;
   if (slash != std::string::npos) {
-    const std::string text = entry.substr(slash + 1);
-    if (text.empty() || text.size() > 3 ||
-        text.find_first_not_of("0123456789") != std::string::npos ||
-        (bits = std::stoi(text)) > width) {
+    const auto prefix_bits = parse_integer(std::string_view(entry).substr(slash + 1), 0, width);
+    if (!prefix_bits) {
       return false;
     }
+    bits = *prefix_bits;
   }
   return same_prefix(*address, host, bits);
 }

@@ -1,6 +1,7 @@
 #include "base/util/staged_replacement.hpp"
 
 #include "base/util/system_error.hpp"
+#include "base/util/unique_fd.hpp"
 
 #include <fcntl.h>
 #include <spdlog/fmt/fmt.h>
@@ -30,16 +31,13 @@ void sync_staged(const fs::path& path) {
   if (S_ISLNK(info.st_mode)) {
     return;
   }
-  const int fd =
-      ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (S_ISDIR(info.st_mode) ? O_DIRECTORY : 0));
-  if (fd < 0) {
+  const UniqueFd fd(
+      ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (S_ISDIR(info.st_mode) ? O_DIRECTORY : 0)));
+  if (!fd) {
     throw system_error("open", path, errno);
   }
-  const int rc = S_ISDIR(info.st_mode) ? ::syncfs(fd) : ::fsync(fd);
-  const int error_number = errno;
-  ::close(fd);
-  if (rc != 0 && error_number != EINVAL) {
-    throw system_error("sync", path, error_number);
+  if ((S_ISDIR(info.st_mode) ? ::syncfs(fd.get()) : ::fsync(fd.get())) != 0 && errno != EINVAL) {
+    throw system_error("sync", path, errno);
   }
 }
 
@@ -51,16 +49,13 @@ bool is_empty_directory(const fs::path& path) {
 }  // namespace
 
 void sync_directory(const fs::path& directory) {
-  const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) {
+  const UniqueFd fd(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd) {
     throw system_error("open the directory", directory, errno);
   }
-  if (::fsync(fd) != 0 && errno != EINVAL) {
-    const int error_number = errno;
-    ::close(fd);
-    throw system_error("sync the directory", directory, error_number);
+  if (::fsync(fd.get()) != 0 && errno != EINVAL) {
+    throw system_error("sync the directory", directory, errno);
   }
-  ::close(fd);
 }
 
 StagedReplacement::StagedReplacement(fs::path target, const std::string& what)

@@ -27,10 +27,11 @@ std::string join(const std::vector<std::string>& items, const std::string& separ
   return text;
 }
 
-std::string trim(const std::string& text, const char* blanks) {
+std::string trim(std::string_view text, std::string_view blanks) {
   const auto first = text.find_first_not_of(blanks);
   const auto last = text.find_last_not_of(blanks);
-  return first == std::string::npos ? "" : text.substr(first, last - first + 1);
+  return first == std::string_view::npos ? std::string()
+                                         : std::string(text.substr(first, last - first + 1));
 }
 
 std::string human_bytes(double bytes) {

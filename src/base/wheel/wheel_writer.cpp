@@ -5,7 +5,8 @@
 #include "base/util/error.hpp"
 #include "base/util/staged_replacement.hpp"
 #include "base/util/system_error.hpp"
-#include "base/util/text_file.hpp"
+#include "base/util/unique_fd.hpp"
+#include "base/util/whole_file.hpp"
 #include "base/wheel/parallel_deflate.hpp"
 #include "base/wheel/record.hpp"
 #include "base/wheel/zip_reader.hpp"
@@ -38,22 +39,6 @@ bool ends_with(const std::string& text, const std::string& tail) {
          text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) {
-      ::close(fd_);
-    }
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 // The partial wheel: buffered writes, headers patched in place, put in place
 // of the target by commit(), removed otherwise. Every write is positional; a
 // failed one names the wheel (a full disk with what the wheel needs, when the
@@ -62,18 +47,14 @@ class PartFile {
  public:
   explicit PartFile(const fs::path& target)
       : staging_(target, "part"), path_(staging_.staged()), target_(target) {
-    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd_ < 0) {
+    fd_.reset(::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (!fd_) {
       throw system_error("create", path_, errno);
     }
   }
   PartFile(const PartFile&) = delete;
   PartFile& operator=(const PartFile&) = delete;
-  ~PartFile() {
-    if (fd_ >= 0) {
-      ::close(fd_);
-    }
-  }
+  ~PartFile() = default;
 
   // About how large the wheel will be, for the message of a full disk.
   void expect(std::optional<uint64_t> size) { expected_ = size; }
@@ -96,7 +77,7 @@ class PartFile {
   // Drops everything after `offset` (an entry given up midway).
   void truncate(uint64_t offset) {
     flush();
-    if (::ftruncate(fd_, static_cast<off_t>(offset)) != 0) {
+    if (::ftruncate(fd_.get(), static_cast<off_t>(offset)) != 0) {
       throw system_error("truncate", path_, errno);
     }
     position_ = offset;
@@ -109,8 +90,9 @@ class PartFile {
     uint64_t left = length;
     while (left > 0) {
       throw_if_stopped();
-      const ssize_t n = ::copy_file_range(
-          source, &in, fd_, &out, static_cast<size_t>(std::min<uint64_t>(left, 64 * io_block)), 0);
+      const ssize_t n =
+          ::copy_file_range(source, &in, fd_.get(), &out,
+                            static_cast<size_t>(std::min<uint64_t>(left, 64 * io_block)), 0);
       if (n < 0 && errno == EINTR) {
         continue;
       }
@@ -133,11 +115,9 @@ class PartFile {
   }
   void commit() {
     flush();
-    if (::close(fd_) != 0) {
-      fd_ = -1;
+    if (!fd_.close()) {
       failed(errno);
     }
-    fd_ = -1;
     staging_.commit();
   }
 
@@ -148,7 +128,7 @@ class PartFile {
   void write_at_offset(uint64_t offset, std::string_view bytes) const {
     size_t done = 0;
     while (done < bytes.size()) {
-      const ssize_t n = ::pwrite(fd_, bytes.data() + done, bytes.size() - done,
+      const ssize_t n = ::pwrite(fd_.get(), bytes.data() + done, bytes.size() - done,
                                  static_cast<off_t>(offset + done));
       if (n < 0 && errno == EINTR) {
         continue;
@@ -163,7 +143,7 @@ class PartFile {
   StagedReplacement staging_;
   fs::path path_;
   fs::path target_;
-  int fd_ = -1;
+  UniqueFd fd_;
   uint64_t position_ = 0;
   std::string buffer_;
   std::optional<uint64_t> expected_;
@@ -623,7 +603,7 @@ WheelWriteStats write_wheel(const WheelWriteOptions& options) {
   }
   std::vector<RecordRow> record;
   for (const auto& file : files) {
-    Fd fd(::open(file.path.c_str(), O_RDONLY | O_CLOEXEC));
+    const UniqueFd fd(::open(file.path.c_str(), O_RDONLY | O_CLOEXEC));
     if (fd.get() < 0) {
       throw system_error("open", file.path, errno);
     }
@@ -656,7 +636,7 @@ WheelWriteStats write_wheel(const WheelWriteOptions& options) {
   entry.external_attr = 0664u << 16;
   set_dos_time(entry, options.source_date_epoch.value_or(now_seconds()));
   char memory_name[] = "ascend-setup-record";
-  Fd memory(::memfd_create(memory_name, MFD_CLOEXEC));
+  const UniqueFd memory(::memfd_create(memory_name, MFD_CLOEXEC));
   if (memory.get() < 0) {
     throw system_error("create a memory file for", record_path, errno);
   }

@@ -2,7 +2,7 @@
 
 #include "base/layer/environment.hpp"
 #include "base/layer/wheel_version.hpp"
-#include "base/util/text_file.hpp"
+#include "base/util/whole_file.hpp"
 #include "host/layer/patch_points.hpp"
 
 #include <spdlog/spdlog.h>
@@ -35,7 +35,7 @@ py::dict rewrite_setup_kwargs(const py::dict& captured, const py::module_& modul
   kwargs["url"] = profile.metadata.url;
 
   const auto readme = tree_root / profile.metadata.readme;
-  if (auto text = read_text_file(readme)) {
+  if (auto text = read_whole_file(readme)) {
     kwargs["long_description"] = py::str(*text);
     kwargs["long_description_content_type"] = profile.metadata.readme_content_type;
   } else {

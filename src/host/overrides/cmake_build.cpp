@@ -31,6 +31,7 @@
 #include "base/process/process.hpp"
 #include "base/tree/patch_engine.hpp"
 #include "base/util/error.hpp"
+#include "base/util/numbers.hpp"
 #include "base/util/strings.hpp"
 #include "base/util/system_error.hpp"
 
@@ -38,6 +39,7 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <limits>
 #include <memory>
 #include <regex>
 #include <set>
@@ -57,13 +59,20 @@ std::string extension_names(const py::handle& self) {
   return join(names);
 }
 
+// The first "<major>.<minor>" in `text`; {-1, -1} when there is none or a
+// part is too large for an int.
 std::pair<int, int> major_minor(const std::string& text) {
   static const std::regex pattern(R"((\d+)\.(\d+))");
   std::smatch match;
   if (!std::regex_search(text, match, pattern)) {
     return {-1, -1};
   }
-  return {std::stoi(match[1]), std::stoi(match[2])};
+  const auto major = parse_integer(match[1].str(), 0, std::numeric_limits<int>::max());
+  const auto minor = parse_integer(match[2].str(), 0, std::numeric_limits<int>::max());
+  if (!major || !minor) {
+    return {-1, -1};
+  }
+  return {*major, *minor};
 }
 
 // Upstream's check, made a clear error for every way it can fail.
@@ -87,6 +96,10 @@ void check_cmake(const py::handle& self, const std::string& minimum) {
     throw Error(needed + ": `cmake --version` printed no version");
   }
   const auto [major, minor] = major_minor(match.str());
+  if (major < 0) {
+    throw Error(needed + ": `cmake --version` printed no version it can compare (" + match.str() +
+                ")");
+  }
   if (std::pair(major, minor) < major_minor(minimum)) {
     throw Error(needed + ": found " + std::to_string(major) + "." + std::to_string(minor));
   }

@@ -4,7 +4,9 @@
 #include "base/jobs/job_limits.hpp"
 #include "base/layer/environment.hpp"
 #include "base/util/error.hpp"
+#include "base/util/numbers.hpp"
 #include "base/util/staged_replacement.hpp"
+#include "base/util/strings.hpp"
 #include "base/wheel/wheel_writer.hpp"
 
 #include <spdlog/spdlog.h>
@@ -25,36 +27,26 @@ std::optional<int64_t> source_date_epoch() {
     return std::nullopt;
   }
   // As Python's int(): blanks around, a sign, digits with single underscores between.
-  std::string text = *value;
-  const auto blank = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
-  while (!text.empty() && blank(text.back())) text.pop_back();
-  size_t at = 0;
-  while (at < text.size() && blank(text[at])) ++at;
-  bool negative = false;
-  if (at < text.size() && (text[at] == '+' || text[at] == '-')) {
-    negative = text[at] == '-';
-    ++at;
+  std::string text = trim(*value, " \t\n\r\f\v");
+  const bool negative = !text.empty() && text.front() == '-';
+  if (!text.empty() && (text.front() == '+' || text.front() == '-')) {
+    text.erase(0, 1);
   }
-  int64_t number = 0;
-  bool digits = false;
-  bool ok = at < text.size();
-  for (; ok && at < text.size(); ++at) {
-    const char c = text[at];
-    if (c == '_' && digits && at + 1 < text.size() &&
-        std::isdigit(static_cast<unsigned char>(text[at + 1]))) {
-      continue;
+  std::string digits;
+  for (size_t at = 0; at < text.size(); ++at) {
+    const auto digit = [&](size_t i) {
+      return i < text.size() && text[i] >= '0' && text[i] <= '9';
+    };
+    if (!(text[at] == '_' && at > 0 && digit(at - 1) && digit(at + 1))) {
+      digits += text[at];
     }
-    if (!std::isdigit(static_cast<unsigned char>(c)) || number > (INT64_MAX - 9) / 10) {
-      ok = false;
-      break;
-    }
-    number = number * 10 + (c - '0');
-    digits = true;
   }
-  if (!ok || !digits) {
-    throw Error("SOURCE_DATE_EPOCH is not a whole number of seconds: '" + *value + "'");
+  const auto number = parse_integer<int64_t>(digits, 0, INT64_MAX);
+  if (!number) {
+    throw Error("SOURCE_DATE_EPOCH=" + *value + " is not a whole number of seconds",
+                ErrorKind::usage);
   }
-  return negative ? -number : number;
+  return negative ? -*number : *number;
 }
 
 unsigned packing_threads() {

@@ -1,7 +1,7 @@
 #include "host/python/captured_setup.hpp"
 
 #include "base/util/error.hpp"
-#include "base/util/text_file.hpp"
+#include "base/util/whole_file.hpp"
 
 #include <marshal.h>
 #include <spdlog/spdlog.h>
@@ -64,7 +64,7 @@ std::string cache_header(const std::string& source, const std::filesystem::path&
 }
 
 py::object cached_code(const std::filesystem::path& cache, const std::string& header) {
-  const auto entry = read_text_file(cache);
+  const auto entry = read_whole_file(cache);
   if (!entry || entry->compare(0, header.size(), header) != 0) {
     return py::none();
   }
@@ -96,7 +96,7 @@ void store_code(const std::filesystem::path& cache, const std::string& header,
   Py_DECREF(data);
   const auto temporary = cache.string() + "." + std::to_string(::getpid()) + ".tmp";
   try {
-    write_text_file(temporary, bytes);
+    write_whole_file(temporary, bytes);
     std::filesystem::rename(temporary, cache);
   } catch (const std::exception& error) {
     std::error_code ignored;
@@ -110,7 +110,7 @@ void store_code(const std::filesystem::path& cache, const std::string& header,
 // host's own file in the build directory).
 py::object compile_setup_py(const std::filesystem::path& setup_py,
                             const std::optional<std::filesystem::path>& bytecode_cache) {
-  auto source = read_text_file(setup_py);
+  auto source = read_whole_file(setup_py);
   if (!source) {
     throw Error("cannot read " + setup_py.string());
   }

@@ -1,7 +1,7 @@
 #include "host/python/setup_py_source.hpp"
 
 #include "base/util/error.hpp"
-#include "base/util/text_file.hpp"
+#include "base/util/whole_file.hpp"
 
 namespace py = pybind11;
 
@@ -192,7 +192,7 @@ class SourceReader {
 
 SetupPySource read_setup_py_source(const std::filesystem::path& setup_py,
                                    const std::string& version_variable) {
-  const auto content = read_text_file(setup_py);
+  const auto content = read_whole_file(setup_py);
   if (!content) {
     throw Error("cannot read " + setup_py.string());
   }

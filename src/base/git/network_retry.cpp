@@ -1,4 +1,4 @@
-#include "base/process/retry.hpp"
+#include "base/git/network_retry.hpp"
 
 #include "base/process/stop_signals.hpp"
 

@@ -1,6 +1,7 @@
-#include "base/util/text_file.hpp"
+#include "base/util/whole_file.hpp"
 
 #include "base/util/system_error.hpp"
+#include "base/util/unique_fd.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -9,9 +10,9 @@
 
 namespace ascend_setup {
 
-std::optional<std::string> read_text_file(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+std::optional<std::string> read_whole_file(const std::filesystem::path& path) {
+  const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) {
     if (errno == ENOENT || errno == ENOTDIR) {
       return std::nullopt;  // absent: the one case a caller may take as "not there"
     }
@@ -20,21 +21,18 @@ std::optional<std::string> read_text_file(const std::filesystem::path& path) {
   std::string bytes;
   char buffer[65536];
   for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) {
       continue;
     }
     if (n < 0) {
-      const int error = errno;  // EISDIR for a directory where a file should be
-      ::close(fd);
-      throw system_error("read", path, error);
+      throw system_error("read", path, errno);  // EISDIR for a directory where a file should be
     }
     if (n == 0) {
       break;
     }
     bytes.append(buffer, static_cast<size_t>(n));
   }
-  ::close(fd);
   return bytes;
 }
 
@@ -51,23 +49,18 @@ void write_fully(int fd, std::string_view bytes, const std::filesystem::path& pa
   }
 }
 
-void write_text_file(const std::filesystem::path& path, const std::string& bytes) {
+void write_whole_file(const std::filesystem::path& path, const std::string& bytes) {
   std::error_code ec;
   std::filesystem::create_directories(path.parent_path(), ec);
   if (ec) {
     throw system_error("create the directory", path.parent_path(), ec.value());
   }
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (!fd) {
     throw system_error("write", path, errno);
   }
-  try {
-    write_fully(fd, bytes, path);
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
-  if (::close(fd) != 0) {
+  write_fully(fd.get(), bytes, path);
+  if (!fd.close()) {  // a write error may show only here
     throw system_error("write", path, errno);
   }
 }

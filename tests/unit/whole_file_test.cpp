@@ -1,4 +1,4 @@
-#include "base/util/text_file.hpp"
+#include "base/util/whole_file.hpp"
 #include "base/util/error.hpp"
 #include "test_support.hpp"
 
@@ -11,21 +11,21 @@
 namespace {
 
 using ascend_setup::Error;
-using ascend_setup::read_text_file;
+using ascend_setup::read_whole_file;
 using namespace test_support;
 
 TEST(TextFile, ReadsBytesAndTakesOnlyAMissingFileForAbsent) {
   TempDir dir;
   write_file(dir.path() / "a", std::string("x\0y", 3));
-  EXPECT_EQ(read_text_file(dir.path() / "a"), std::string("x\0y", 3));
-  EXPECT_EQ(read_text_file(dir.path() / "missing"), std::nullopt);
-  EXPECT_EQ(read_text_file(dir.path() / "a" / "below-a-file"), std::nullopt);  // ENOTDIR
+  EXPECT_EQ(read_whole_file(dir.path() / "a"), std::string("x\0y", 3));
+  EXPECT_EQ(read_whole_file(dir.path() / "missing"), std::nullopt);
+  EXPECT_EQ(read_whole_file(dir.path() / "a" / "below-a-file"), std::nullopt);  // ENOTDIR
 }
 
 TEST(TextFile, ADirectoryIsAnErrorNotAnEmptyFile) {
   TempDir dir;
   try {
-    read_text_file(dir.path());
+    read_whole_file(dir.path());
     FAIL() << "a directory was read as a file";
   } catch (const Error& error) {
     EXPECT_NE(std::string(error.what()).find("Is a directory"), std::string::npos) << error.what();
@@ -47,7 +47,7 @@ TEST(TextFile, AnUnreadableFileIsAPermissionErrorNotAbsent) {
       ::_exit(10);
     }
     try {
-      ::_exit(read_text_file(file) ? 11 : 12);  // read it, or called it absent
+      ::_exit(read_whole_file(file) ? 11 : 12);  // read it, or called it absent
     } catch (const Error& error) {
       ::_exit(std::string(error.what()).find("Permission denied") != std::string::npos ? 0 : 13);
     }
