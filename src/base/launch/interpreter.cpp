@@ -101,9 +101,11 @@ void ask_interpreter(InterpreterInfo& info) {
 
 PyvenvCfg parse_pyvenv_cfg(std::string_view text) {
   PyvenvCfg cfg;
+  // Lines end at \n, \r or \r\n, as Python's site.py reads the file
+  // (universal newlines).
   for (size_t at = 0; at < text.size();) {
-    const size_t end = std::min(text.find('\n', at), text.size());
-    const std::string line = trim(text.substr(at, end - at), " \t\r\v\f");
+    const size_t end = std::min(text.find_first_of("\r\n", at), text.size());
+    const std::string line = trim(text.substr(at, end - at), " \t\v\f");
     at = end + 1;
     const size_t equals = line.find('=');
     if (equals == std::string::npos) {
@@ -128,7 +130,7 @@ PyvenvCfg parse_pyvenv_cfg(std::string_view text) {
           rest.find_first_of(" \t\r\v\f") == std::string_view::npos) {
         cfg.version = std::string(major) + "." + std::string(minor);
       }
-    } else if (key == "implementation") {
+    } else if (key == "implementation" && !value.empty()) {
       cfg.implementation = value;
       for (auto& c : cfg.implementation) {
         c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -45,9 +45,9 @@ LockHolder parse_lock_holder(std::string_view text) {
       parse_integer<long>(text.substr(0, blank), 1, std::numeric_limits<pid_t>::max()).value_or(0);
   if (blank != std::string_view::npos) {
     const std::string_view rest = text.substr(blank);
-    const size_t first = rest.find_first_not_of(" \t");
+    const size_t first = rest.find_first_not_of(" \t\r");
     if (first != std::string_view::npos) {
-      holder.host = std::string(rest.substr(first, rest.find_first_of(" \t", first) - first));
+      holder.host = std::string(rest.substr(first, rest.find_first_of(" \t\r", first) - first));
     }
   }
   return holder;
