@@ -147,14 +147,6 @@ def diffs():
     put(out, "cut-short.patch", "diff --git a/c.txt b/c.txt\n--- a/c.txt\n+++ b/c.txt\n@@ -1,3 +1,3 @@\n a\n-b\n")
 
 
-def distcc():
-    out = corpus("distcc_hosts")
-    put(out, "tcp", "127.0.0.2:3632/8 127.0.0.3/4,lzo localhost/2")
-    put(out, "options", "--randomize --localslots=4 --localslots_cpp=8 +zeroconf")
-    put(out, "ssh", "user@build-1/6 @build-2 [::1]:3633/3,lzo,cpp # comment\n10.0.0.1")
-    put(out, "bad", "host:99999/0 host/-1 :/")
-
-
 def cgroups():
     out = corpus("cgroup")
     meminfo = "MemTotal:       24576000 kB\nMemFree:        1000000 kB\n"
@@ -185,58 +177,58 @@ def versions():
         b"v3.6.0-1" + SEP + b"+a.b")
 
 
-def gitmodules():
-    out = corpus("gitmodules")
-    put(out, "absolute", '[submodule "nested/sub"]\n\tpath = nested/sub\n\turl = https://gitcode.com/Ascend/sub.git\n')
-    put(out, "relative", '[submodule "sub"]\n\tpath = nested/sub\n\turl = ../sub.git\n\tbranch = main\n')
-    put(out, "none", '# no submodule\n')
-    put(out, "quoted", '[submodule "nested/sub"]\n  path = "nested/sub" ; comment\n  url = "git@host:sub\\\n.git"\n[include]\n  path = /etc/gitconfig\n')
+# Seeds that are a line or two of text, by target.
+TEXT_SEEDS = {
+    "distcc_hosts": {
+        "tcp": "127.0.0.2:3632/8 127.0.0.3/4,lzo localhost/2",
+        "options": "--randomize --localslots=4 --localslots_cpp=8 +zeroconf",
+        "ssh": "user@build-1/6 @build-2 [::1]:3633/3,lzo,cpp # comment\n10.0.0.1",
+        "bad": "host:99999/0 host/-1 :/",
+    },
+    "proc_stat": {
+        "plain": "1234 (bash) S 1000 1234 1234 34816 1234 4194560 100 0 0 0\n",
+        "paren": "77 (a) b) (c) Z 1 77 77 0 -1 4194560 0 0 0 0\n",
+        "short": "5 (x)",
+    },
+    "pyvenv_cfg": {
+        "venv": "home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.11.2\n",
+        "uv": "home = /opt/python/3.12/bin\nimplementation = CPython\nversion_info = 3.12.7.final.0\n",
+        "odd": "home=/x = y\nversion = 3\nversion = 3.99999999999999999999\n",
+    },
+    "lock_holder": {
+        "holder": "4242 build-host-1\n",
+        "pid-only": "4242",
+        "torn": "42",
+        "bad": "-1 host\n99999999999 h\n",
+    },
+    "http_response": {
+        "partial": "HTTP/1.1 206 Partial Content\r\nETag: \"abc\"\r\nLast-Modified: Tue, 01 Dec 2026 10:00:00 GMT\r\n" "Content-Range: bytes 100-199/1000\r\nContent-Length: 100\r\n\r\n",
+        "proxy-then-server": "HTTP/1.1 200 Connection established\r\n\r\nHTTP/2 200\r\ncontent-length: 12\r\n" "etag: W/\"x\"\r\n\r\n",
+        "unknown-total": "HTTP/1.0 416 Range Not Satisfiable\r\nContent-Range: bytes */1000\r\n" "Content-Range: bytes 0-0/*\r\n\r\n",
+        "bad": "HTTP/1.1 99999999999999999999 x\r\nContent-Length: 12abc\r\nContent-Range: bytes 5-2/3\r\n",
+    },
+    "gitmodules": {
+        "absolute": '[submodule "nested/sub"]\n\tpath = nested/sub\n\turl = https://gitcode.com/Ascend/sub.git\n',
+        "relative": '[submodule "sub"]\n\tpath = nested/sub\n\turl = ../sub.git\n\tbranch = main\n',
+        "none": '# no submodule\n',
+        "quoted": '[submodule "nested/sub"]\n  path = "nested/sub" ; comment\n  url = "git@host:sub\\\n.git"\n[include]\n  path = /etc/gitconfig\n',
+    },
+}
 
 
-def http():
-    out = corpus("http_response")
-    put(out, "partial", "HTTP/1.1 206 Partial Content\r\nETag: \"abc\"\r\nLast-Modified: Tue, 01 Dec 2026 10:00:00 GMT\r\n"
-        "Content-Range: bytes 100-199/1000\r\nContent-Length: 100\r\n\r\n")
-    put(out, "proxy-then-server", "HTTP/1.1 200 Connection established\r\n\r\nHTTP/2 200\r\ncontent-length: 12\r\n"
-        "etag: W/\"x\"\r\n\r\n")
-    put(out, "unknown-total", "HTTP/1.0 416 Range Not Satisfiable\r\nContent-Range: bytes */1000\r\n"
-        "Content-Range: bytes 0-0/*\r\n\r\n")
-    put(out, "bad", "HTTP/1.1 99999999999999999999 x\r\nContent-Length: 12abc\r\nContent-Range: bytes 5-2/3\r\n")
-
-
-def proc():
-    out = corpus("proc_stat")
-    put(out, "plain", "1234 (bash) S 1000 1234 1234 34816 1234 4194560 100 0 0 0\n")
-    put(out, "paren", "77 (a) b) (c) Z 1 77 77 0 -1 4194560 0 0 0 0\n")
-    put(out, "short", "5 (x)")
-
-
-def pyvenv():
-    out = corpus("pyvenv_cfg")
-    put(out, "venv", "home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.11.2\n")
-    put(out, "uv", "home = /opt/python/3.12/bin\nimplementation = CPython\nversion_info = 3.12.7.final.0\n")
-    put(out, "odd", "home=/x = y\nversion = 3\nversion = 3.99999999999999999999\n")
-
-
-def locks():
-    out = corpus("lock_holder")
-    put(out, "holder", "4242 build-host-1\n")
-    put(out, "pid-only", "4242")
-    put(out, "torn", "42")
-    put(out, "bad", "-1 host\n99999999999 h\n")
+def text_seeds():
+    for target, seeds in TEXT_SEEDS.items():
+        out = corpus(target)
+        for name, text in seeds.items():
+            put(out, name, text)
 
 
 def main():
-    http()
-    proc()
-    pyvenv()
-    locks()
-    gitmodules()
+    text_seeds()
     profiles()
     wheels()
     archives()
     diffs()
-    distcc()
     cgroups()
     proxies()
     versions()
