@@ -258,7 +258,7 @@ TEST_F(BuildCommandsTest, EggInfoDevelopInstallCleanWorkThroughTheHost_StubLlvm)
   auto result = run_host({"egg_info"}, tree, env);
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const fs::path egg_info = tree / "python/triton_ascend.egg-info";
-  // setup() gets triton_ascend; setuptools 66 writes it with a dash, as for the merged entry.
+  // setup() gets triton_ascend; setuptools 66 writes it with a dash, as for setup_ascend.py.
   EXPECT_NE(read_file(egg_info / "PKG-INFO").find("Name: triton-ascend\n"), std::string::npos);
   EXPECT_EQ(read_file(egg_info / "entry_points.txt")
                 .rfind("[triton.backends]\nascend = triton.backends.ascend\n"

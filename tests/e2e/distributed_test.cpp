@@ -1,4 +1,4 @@
-// The distributed part as the merged entry has it, through the built binary:
+// The distributed part as setup_ascend.py has it, through the built binary:
 // TRITON_BUILD_TD (and its deprecated alias), a plain clone made by libgit2
 // from the profile's URL (a local repository stands in for the remote server),
 // held at the profile's pin, never discarding local changes; a registered

@@ -134,7 +134,7 @@ TEST_F(PatchCliTest, SourceArchiveOwnedByAnotherUserNeedsNoTrust) {
   EXPECT_NE(result.err.find("(dev build: IS_MANYLINUX off)"), std::string::npos) << result.err;
 }
 
-// The merged entry's rule: the official manylinux build of 3.6.0 skips the dev
+// setup_ascend.py's rule: the official manylinux build of 3.6.0 skips the dev
 // patch on any branch; a suffix or a dev version makes it a dev build again.
 TEST_F(PatchCliTest, ManylinuxReleaseBuildSkipsTheDevPatchOnAnyBranch) {
   const fs::path autotuner = tree / "python/triton/runtime/autotuner.py";

@@ -1,5 +1,5 @@
-// The dev/release rules: options and switches, then the profile's rule: the
-// merged entry's manylinux rule (the 3.6.0 default) or the
+// The dev/release rules: options and switches, then the profile's rule:
+// setup_ascend.py's manylinux rule (the 3.6.0 default) or the
 // branch rule, with the branch read by libgit2 from real checkouts.
 #include "base/layer/build_mode.hpp"
 #include "base/layer/checkout_record.hpp"
@@ -97,7 +97,7 @@ TEST_F(BuildModeTest, BuiltInProfileUsesTheMergedManylinuxRule) {
   EXPECT_EQ(builtin.mode_rule, Profile::ModeRule::manylinux);
 }
 
-// The merged entry: release only for IS_MANYLINUX on + no suffix + a version
+// setup_ascend.py: release only for IS_MANYLINUX on + no suffix + a version
 // without "dev"; the branch plays no part (release* branches are dev too).
 TEST_F(BuildModeTest, ManylinuxRuleMatrix) {
   profile.mode_rule = Profile::ModeRule::manylinux;

@@ -4,22 +4,22 @@ real triton-ascend checkout, in every combination of IS_MANYLINUX,
 TRITON_WHEEL_VERSION_SUFFIX and TRITON_BUILD_TD that triton-ascend's CI uses:
 the kwargs setup() would get, and the files the source patches leave.
 
-  scripts/compare-with-merged-entry.py TREE [--ascend-setup BIN]
+  scripts/compare-with-setup-ascend.py TREE [--ascend-setup BIN]
 
-TREE must hold setup_ascend.py (the merged entry). Nothing in TREE is changed:
+TREE must hold setup_ascend.py. Nothing in TREE is changed:
 each run works on copies under a temporary directory (`git clone` of TREE for
 the checkout case, the files alone for the source-archive case). With
 TRITON_BUILD_TD on, the distributed part's server is out of reach offline and
-the merged entry pins a commit only the real server has, so the kwargs of
+setup_ascend.py pins a commit only the real server has, so the kwargs of
 those combinations are taken from a source archive with a stand-in
 triton_dist package (both entries use the directory as it is there); the
-patches are always compared on checkouts (the merged entry cannot patch a
+patches are always compared on checkouts (setup_ascend.py cannot patch a
 source archive: it runs `git checkout --`). What ascend-setup does on purpose
-beyond the merged entry is reported, not counted: the EggInfo command
+beyond setup_ascend.py is reported, not counted: the EggInfo command
 (entry_points.txt in setup()'s order), the README's content type, package_data
 for every triton_dist subpackage (setuptools applies an entry to its own
 package only, so the merged wheel drops nested .pyi files), and a valid
-version where the merged entry's is not PEP 440 (a "+" suffix on a +git one:
+version where setup_ascend.py's is not PEP 440 (a "+" suffix on a +git one:
 ascend-setup follows upstream's rule). Prints one line per combination and
 exits 1 when anything else differs.
 """
@@ -75,7 +75,7 @@ def run(argv, cwd, env):
     return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True)
 
 
-# ascend-setup's own additions to the merged entry's kwargs.
+# ascend-setup's own additions to setup_ascend.py's kwargs.
 ADDITIONS = {("cmdclass", "egg_info"): "setup.EggInfo",
              ("cmdclass", "sdist"): "setup.Sdist",
              ("long_description_content_type",): "text/markdown"}
@@ -83,7 +83,7 @@ ADDITIONS = {("cmdclass", "egg_info"): "setup.EggInfo",
 
 def normalise(kwargs, tree):
     """Paths of the copy become TREE; a command class is named by its own name
-    (the merged entry defines its subclasses inside a function), and so is an
+    (setup_ascend.py defines its subclasses inside a function), and so is an
     extension's class (setup.py is module `setup` there, `__main__` in
     ascend-setup, as `python setup.py` runs it)."""
     kwargs = json.loads(json.dumps(kwargs, sort_keys=True).replace(tree, "TREE"))
