@@ -49,7 +49,7 @@ TEST_F(HostTest, DumpShowsTheAscendLayer) {
   EXPECT_EQ(kwargs["cmdclass"]["bdist_wheel"], "__main__.BuildWheel");
   EXPECT_EQ(kwargs["cmdclass"]["sdist"], "__main__.Sdist");  // upstream's, recording git's facts
   EXPECT_EQ(kwargs["cmdclass"]["egg_info"], "__main__.EggInfo");
-  // The entry era's layer has no BishengIR payload: upstream's build_py stays.
+  // The setup_ascend.py layer has no BishengIR payload: upstream's build_py stays.
   EXPECT_EQ(kwargs["cmdclass"]["build_py"], "__main__.CMakeBuildPy");
   EXPECT_EQ(kwargs["ext_modules"][0]["__class__"], "__main__.CMakeExtension");
   EXPECT_FALSE(kwargs.contains("package_data"));
