@@ -121,7 +121,8 @@ TEST_F(ListEnvTest, BadUtf8InARegistryVariableIsExitTwoNamingIt) {
 // doc/environment.md's table is the registry's, for the built-in profile and the example
 // tree; on a difference the expected table is printed for pasting.
 TEST_F(ListEnvTest, EnvironmentDocTableEqualsTheRegistry) {
-  // The in-tree layer's profile: every row of the setup_ascend.py profile's and its own (NPUIR, BishengIR).
+  // The in-tree layer's profile: every row of the setup_ascend.py profile's and its own (NPUIR,
+  // BishengIR).
   write_file(tree / "third_party/ascend/build/setup_patch.py", "");
   // Given, so that their rows hold no figures of the machine the test runs on.
   env["MAX_JOBS"] = "2";

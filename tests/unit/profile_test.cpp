@@ -55,7 +55,8 @@ TEST(Profile, BuiltInHoldsTheLayerConstants) {
   EXPECT_EQ(p.distributed.package, "triton_dist");
 }
 
-// NPUIR and BishengIR are the in-tree layer's; the setup_ascend.py profile (`triton-ascend-3.6.0.toml`) has neither.
+// NPUIR and BishengIR are the in-tree layer's; the setup_ascend.py profile
+// (`triton-ascend-3.6.0.toml`) has neither.
 TEST(Profile, BuiltInHoldsTheNpuirAndBishengirValues) {
   const Profile entry = parse_profile(builtin_profile_text(), "built-in profile");
   EXPECT_FALSE(entry.npuir.present);
