@@ -26,8 +26,8 @@ std::vector<std::string> components(const std::string& version) {
   return result;
 }
 
-// Two releases ("3.6.0", digits and dots) in numeric order, component by
-// component ("3.6" is below "3.6.0").
+// Two releases ("1.10.2", digits and dots) in numeric order, component by
+// component ("1.10" is below "1.10.0", "1.9" below "1.10").
 std::strong_ordering compare_versions(const std::string& a, const std::string& b) {
   const auto by_value = [](const std::string& x, const std::string& y) {
     return x.size() != y.size() ? x.size() <=> y.size() : x.compare(y) <=> 0;
