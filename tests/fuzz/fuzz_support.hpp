@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,11 @@ namespace fuzz {
 // taken from the input, ...) and stops the process naming it.
 template <class Parse>
 bool accepts(Parse&& parse);
+
+// What `parse` returned, or nullopt when it refused the input with Error
+// (any other exception stops the process, as in accepts()).
+template <class Parse>
+auto parsed(Parse&& parse) -> std::optional<decltype(parse())>;
 
 // A directory of this process, empty at first use (under $TMPDIR, else
 // /dev/shm when it exists: the targets that write files run from memory).
@@ -73,4 +79,11 @@ bool fuzz::accepts(Parse&& parse) {
   } catch (const std::exception& e) {
     escaped("std::exception", e.what());
   }
+}
+
+template <class Parse>
+auto fuzz::parsed(Parse&& parse) -> std::optional<decltype(parse())> {
+  std::optional<decltype(parse())> result;
+  accepts([&] { result.emplace(parse()); });
+  return result;
 }

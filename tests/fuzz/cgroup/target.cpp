@@ -48,10 +48,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
     }
   }
-  JobLimits limits;
-  if (!fuzz::accepts([&] { limits = compute_job_limits(view); })) {
+  const auto computed = fuzz::parsed([&] { return compute_job_limits(view); });
+  if (!computed) {
     return 0;
   }
+  const JobLimits& limits = *computed;
   const std::string figures =
       fmt::format("cpus {} ({}), memory {} ({}), jobs {} / {}", limits.cpus, limits.cpu_source,
                   limits.memory, limits.memory_source, limits.compile_jobs, limits.link_jobs);

@@ -10,10 +10,11 @@ using namespace ascend_setup;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(fuzz::as_text(data, size));
-  DistccHosts hosts;
-  if (!fuzz::accepts([&] { hosts = parse_distcc_hosts(text); })) {
+  const auto parsed = fuzz::parsed([&] { return parse_distcc_hosts(text); });
+  if (!parsed) {
     return 0;
   }
+  const DistccHosts& hosts = *parsed;
   std::string again;
   for (const DistccHost& host : hosts.hosts) {
     FUZZ_CHECK(host.port >= 1 && host.port <= 65535, host.spec);

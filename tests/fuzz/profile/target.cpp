@@ -14,15 +14,15 @@ using namespace ascend_setup;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(fuzz::as_text(data, size));
-  std::optional<Profile> first;
-  if (!fuzz::accepts([&] { first = parse_profile(text, "fuzz.toml"); })) {
+  const auto first = fuzz::parsed([&] { return parse_profile(text, "fuzz.toml"); });
+  if (!first) {
     return 0;
   }
   std::ostringstream rewritten;
   rewritten << toml::toml_formatter(
       toml::parse(std::string_view(text), std::string_view("fuzz.toml")));
-  std::optional<Profile> second;
-  FUZZ_CHECK(fuzz::accepts([&] { second = parse_profile(rewritten.str(), "fuzz.toml"); }),
+  const auto second = fuzz::parsed([&] { return parse_profile(rewritten.str(), "fuzz.toml"); });
+  FUZZ_CHECK(second.has_value(),
              "the profile, written out again by toml++, is refused:\n" + rewritten.str());
   FUZZ_CHECK(*first == *second,
              "the profile written out again parses to another Profile:\n" + rewritten.str());

@@ -13,11 +13,11 @@ using namespace ascend_setup;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(fuzz::as_text(data, size));
-  std::vector<DiffFile> files;
-  if (!fuzz::accepts([&] { files = parse_unified_diff(text, "fuzz.patch"); })) {
+  const auto files = fuzz::parsed([&] { return parse_unified_diff(text, "fuzz.patch"); });
+  if (!files) {
     return 0;
   }
-  for (const DiffFile& file : files) {
+  for (const DiffFile& file : *files) {
     FUZZ_CHECK(!file.path.empty() && !file.old_path.empty(), "a file without a path");
     for (const std::string& path : {file.path, file.old_path}) {
       const std::filesystem::path parsed(path);

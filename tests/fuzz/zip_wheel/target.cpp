@@ -52,10 +52,11 @@ std::map<std::string, std::string> contents(const ZipReader& zip) {
 }
 
 void check_record(const std::string& text) {
-  std::map<std::string, RecordRow> rows;
-  if (!fuzz::accepts([&] { rows = parse_record(text); })) {
+  const auto parsed = fuzz::parsed([&] { return parse_record(text); });
+  if (!parsed) {
     return;
   }
+  const std::map<std::string, RecordRow>& rows = *parsed;
   std::vector<RecordRow> list;
   for (const auto& [path, row] : rows) {
     list.push_back(row);
