@@ -3,9 +3,9 @@
 Every hook runs the ``ascend-setup`` binary on the source tree (the front end's
 cwd) with ``--python sys.executable``, so the wheel is built and tagged for the
 interpreter of the front end's environment, with the same native interception
-as ``ascend-setup bdist_wheel``. The binary is ``$ASCEND_SETUP_BINARY``, else
-the one installed with this package (``<prefix>/bin/ascend-setup``), else
-``ascend-setup`` on PATH.
+as ``ascend-setup bdist_wheel``. The binary is found by _install.binary():
+``$ASCEND_SETUP_BINARY``, else the one installed with this package
+(``<prefix>/bin/ascend-setup``), else ``ascend-setup`` on PATH.
 
 ``config_settings`` reach setup.py as with setuptools' backend:
 ``--global-option`` before the command, ``--build-option`` after it (wheels),
@@ -17,9 +17,10 @@ import shlex
 import shutil
 import subprocess
 import sys
-import sysconfig
 import tarfile
 import tempfile
+
+from . import _install
 
 __all__ = [
     "build_editable",
@@ -37,26 +38,11 @@ _BUILD_OUTPUTS = {"build", "dist", ".git", "__pycache__", ".eggs"}
 
 
 def _binary():
-    """The ascend-setup launcher to run."""
-    explicit = os.environ.get("ASCEND_SETUP_BINARY")
-    if explicit:
-        return explicit
-    here = os.path.dirname(os.path.abspath(__file__))
-    # <prefix>/lib/pythonX.Y/site-packages/ascend_setup -> <prefix>/bin
-    candidates = [
-        os.path.join(here, os.pardir, os.pardir, os.pardir, os.pardir, "bin", "ascend-setup"),
-        os.path.join(sysconfig.get_path("scripts"), "ascend-setup"),
-    ]
-    for candidate in candidates:
-        if os.access(candidate, os.X_OK):
-            return os.path.normpath(candidate)
-    found = shutil.which("ascend-setup")
-    if found:
-        return found
-    raise RuntimeError(
-        "ascend_setup.build_meta: no ascend-setup binary (set ASCEND_SETUP_BINARY, or install "
-        "ascend-setup into this environment)"
-    )
+    """The ascend-setup launcher to run (_install.py's rule)."""
+    try:
+        return _install.binary()
+    except RuntimeError as error:
+        raise RuntimeError("ascend_setup.build_meta: %s" % error) from None
 
 
 def _options(config_settings, key):

@@ -9,7 +9,10 @@
 //   and calls run(argv); EmbeddedPython then adopts the running interpreter.
 // Either way the process ends here: run() exits instead of returning, as the
 // embedded host does, so no Python teardown follows.
+// ascend_setup.hooks imports the same file into the interpreter that runs
+// setup.py (any front end's) and calls its hooks_* functions instead.
 #include "base/launch/host_process.hpp"
+#include "host/hooks.hpp"
 #include "host/host.hpp"
 #include "host/python/embedded_python.hpp"
 
@@ -35,6 +38,11 @@ extern "C" __attribute__((visibility("default"))) int ascend_setup_embedded_main
 }
 
 PYBIND11_MODULE(_ascend_setup_host, module) {
+  // ascend_setup.hooks (python_shims/ascend_setup/hooks.py): the layer in the
+  // interpreter that runs setup.py itself (host/hooks.hpp).
+  module.def("hooks_init", &ascend_setup::set_hooks_error_type);
+  module.def("hooks_prepare", &ascend_setup::hooks_prepare);
+  module.def("hooks_activate", &ascend_setup::hooks_activate);
   module.def("run", [](const std::vector<std::string>& argv) {
     using namespace ascend_setup;
     const int code = run_host_process(argv, version_line("extension module"), run_host);

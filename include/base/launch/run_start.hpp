@@ -9,6 +9,7 @@
 #include "base/git/source_repo.hpp"
 #include "base/launch/command_line.hpp"
 #include "base/layer/profile.hpp"
+#include "base/layer/profile_choice.hpp"
 
 #include <filesystem>
 #include <memory>
@@ -31,6 +32,14 @@ struct RunStart {
 
 // Throws Error (exit 3) for a missing tree or setup.py, a bad profile.
 RunStart start_run(const HostOptions& options);
+
+// The part of start_run() after the tree is found, without changing
+// directory (also the hooks' start, in an interpreter already running
+// setup.py): a killed run's patching rolled back, the profile chosen and the
+// line saying why logged, the Ascend environment defaults set (setenv).
+std::shared_ptr<const Profile> start_on_tree(const std::filesystem::path& root,
+                                             const std::filesystem::path& setup_py,
+                                             const ProfileRequest& request);
 
 // --apply-patches, --patch-status, --restore-sources: the patch engine alone.
 int run_patch_action(const HostOptions& options, const SourceTree& tree, const Profile& profile);

@@ -50,6 +50,9 @@ struct Profile {
   struct Layer {
     std::string form = "entry";        // "entry" (setup_ascend.py) or "in-tree" (hooks in setup.py)
     std::vector<std::string> markers;  // the tree must hold one of these paths (none: any tree)
+    // Or one of these files holding this text ([path, text]): a layer package
+    // that re-exports ascend_setup.hooks marks the in-tree form too.
+    EnvList marker_texts;
     // The tree's own copy of the layer: these modules are replaced by inert
     // stand-ins whose `in_tree_hooks` do nothing while ascend-setup runs setup.py.
     std::vector<std::string> in_tree_modules, in_tree_hooks;

@@ -54,7 +54,8 @@ struct ProfileChoice {
 ProfileChoice choose_profile(const std::vector<Profile>& candidates,
                              const std::optional<TreeVersion>& version, const Profile& fallback);
 
-// The first of the profile's [layer] markers the tree holds, if any.
+// The first of the profile's [layer] markers the tree holds (a path it holds, or
+// a marker_texts file holding its text), if any.
 std::optional<std::string> layer_marker_held(const Profile& profile,
                                              const std::filesystem::path& tree_root);
 

@@ -49,18 +49,18 @@ PatchPointCheck check_patch_points(const Profile& profile, const SymbolLookup& l
 // The loaded module as a SymbolLookup (kinds and signatures via inspect).
 // With `params_wanted`, parameters are read only for those names (a
 // signature costs up to milliseconds); the others' stay unknown.
-SymbolLookup live_symbols(const pybind11::module_& module,
+SymbolLookup live_symbols(const pybind11::object& module,
                           std::optional<std::set<std::string>> params_wanted = std::nullopt);
 
 // check_patch_points on the loaded module; throws Error(upstream_mismatch)
 // naming every finding at once. Returns id -> upstream name.
 std::map<std::string, std::string> require_patch_points(const Profile& profile,
-                                                        const pybind11::module_& module);
+                                                        const pybind11::object& module);
 
 // The module's attribute for patch point `id`: the first of its names present.
 // Throws Error(bad_input) when the profile lacks the id, Error(upstream_mismatch)
 // when no name is present.
-pybind11::object upstream_attr(const Profile& profile, const pybind11::module_& module,
+pybind11::object upstream_attr(const Profile& profile, const pybind11::object& module,
                                const std::string& id);
 
 }  // namespace ascend_setup

@@ -16,11 +16,11 @@ namespace ascend_setup {
 
 // The loaded module's version variable, nullopt when it has none.
 std::optional<std::string> captured_upstream_version(const Profile& profile,
-                                                     const pybind11::module_& module);
+                                                     const pybind11::object& module);
 
 // A mismatch is a warning in a dev build; in a release build it throws
 // Error(upstream_mismatch) unless `allow` (--allow-version-mismatch).
-void check_upstream_version(const Profile& profile, const pybind11::module_& module, BuildMode mode,
+void check_upstream_version(const Profile& profile, const pybind11::object& module, BuildMode mode,
                             bool allow);
 
 }  // namespace ascend_setup

@@ -19,7 +19,7 @@
 namespace ascend_setup {
 
 struct OverrideContext {
-  pybind11::module_ module;
+  pybind11::object module;  // setup.py's module, or an object whose attributes are its globals
   pybind11::dict captured_kwargs;
   std::shared_ptr<const Profile> profile;
   std::filesystem::path tree_root;

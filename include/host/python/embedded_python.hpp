@@ -53,8 +53,27 @@ class EmbeddedPython {
 // before setup() builds.
 void resume_garbage_collection();
 
+// What the host adds to an interpreter it runs in, started or adopted
+// (EmbeddedPython) or imported into by ascend_setup.hooks: the bridge that
+// carries an Error through Python code (ascend_setup.HostError), the stop
+// signals' handlers raising KeyboardInterrupt, subprocess's children in
+// their own process groups. Each part is installed once per process.
+void connect_host_to_python();
+
+// os.environ made equal to the process's environment, after the host's
+// setenv/unsetenv (the Ascend defaults, the job counts), which Python's copy
+// does not see.
+void sync_os_environ();
+
+// An Error that crossed Python code: its message and exit code.
+struct HostErrorInfo {
+  std::string message;
+  int exit_code;
+};
+std::optional<HostErrorInfo> host_error_of(pybind11::error_already_set& error);
+
 // Where a run was when Python raised: named in the one-line error.
-enum class Phase { loading_setup_py, patching, calling_setup };
+enum class Phase { preparing, loading_setup_py, patching, calling_setup };
 std::string_view phase_name(Phase phase);
 
 // Reports a Python exception the way `python setup.py` would and returns the

@@ -83,6 +83,24 @@ SourceTree enter_source_tree(const HostOptions& options) {
 
 }  // namespace
 
+std::shared_ptr<const Profile> start_on_tree(const std::filesystem::path& root,
+                                             const std::filesystem::path& setup_py,
+                                             const ProfileRequest& request) {
+  recover_interrupted_patching(root);  // a killed run's journal, before anything else
+  ProfileChoice choice = select_profile(request, root, setup_py);
+  spdlog::log(!choice.fits            ? spdlog::level::warn
+              : choice.candidates > 1 ? spdlog::level::info
+                                      : spdlog::level::debug,
+              "profile {} ({}): {}", choice.profile.name, choice.profile.source,
+              choice.profile.chosen_because);
+  auto profile = std::make_shared<const Profile>(std::move(choice.profile));
+  // The Ascend defaults; a value the user set wins.
+  for (const auto& name : prepare_environment(*profile)) {
+    spdlog::debug("default {}={}", name, std::getenv(name.c_str()));
+  }
+  return profile;
+}
+
 RunStart start_run(const HostOptions& options) {
   if (options.trust_source_dir) {
     SourceRepo::trust_all_owners();
@@ -90,19 +108,8 @@ RunStart start_run(const HostOptions& options) {
   RunStart start;
   start.tree = enter_source_tree(options);
   start.libgit_start = std::make_unique<LibgitStartAhead>(start.tree.root);
-  recover_interrupted_patching(start.tree.root);  // a killed run's journal, before anything else
-  ProfileChoice choice =
-      select_profile({options.profile, options.profile_dirs}, start.tree.root, start.tree.setup_py);
-  spdlog::log(!choice.fits            ? spdlog::level::warn
-              : choice.candidates > 1 ? spdlog::level::info
-                                      : spdlog::level::debug,
-              "profile {} ({}): {}", choice.profile.name, choice.profile.source,
-              choice.profile.chosen_because);
-  start.profile = std::make_shared<const Profile>(std::move(choice.profile));
-  // The Ascend defaults; a value the user set wins.
-  for (const auto& name : prepare_environment(*start.profile)) {
-    spdlog::debug("default {}={}", name, std::getenv(name.c_str()));
-  }
+  start.profile =
+      start_on_tree(start.tree.root, start.tree.setup_py, {options.profile, options.profile_dirs});
   return start;
 }
 

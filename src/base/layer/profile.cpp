@@ -32,6 +32,7 @@ void read_layer(std::optional<TableReader> table, Profile& profile) {
   Profile::Layer& l = profile.layer;
   l.form = table->choice("form", {"entry", "in-tree"});
   l.markers = table->optional_strings("markers");
+  l.marker_texts = table->optional_pairs("marker_texts");
   l.in_tree_modules = table->optional_strings("in_tree_modules");
   l.in_tree_hooks = table->optional_strings("in_tree_hooks");
   l.warn_left_patched = table->boolean("warn_left_patched", false);

@@ -200,13 +200,26 @@ std::optional<std::string> layer_marker_held(const Profile& profile, const fs::p
       return marker;
     }
   }
+  for (const auto& [marker, text] : profile.layer.marker_texts) {
+    // A marker is a small source file; a larger one or a directory is no marker.
+    constexpr std::uintmax_t largest = 1 << 20;
+    std::error_code ignored;
+    if (!fs::is_regular_file(tree_root / marker, ignored) ||
+        fs::file_size(tree_root / marker, ignored) > largest) {
+      continue;
+    }
+    const auto content = read_whole_file(tree_root / marker);
+    if (content && content->find(text) != std::string::npos) {
+      return marker + ", which names " + text;
+    }
+  }
   return std::nullopt;
 }
 
 std::vector<Profile> fitting_layer(std::vector<Profile> candidates, const fs::path& tree_root) {
   std::vector<Profile> held, generic;
   for (Profile& profile : candidates) {
-    if (profile.layer.markers.empty()) {
+    if (profile.layer.markers.empty() && profile.layer.marker_texts.empty()) {
       generic.push_back(std::move(profile));
     } else if (layer_marker_held(profile, tree_root)) {
       held.push_back(std::move(profile));

@@ -96,7 +96,7 @@ PatchPointCheck check_patch_points(const Profile& profile, const SymbolLookup& l
   return check;
 }
 
-SymbolLookup live_symbols(const py::module_& module,
+SymbolLookup live_symbols(const py::object& module,
                           std::optional<std::set<std::string>> params_wanted) {
   return [module, params_wanted](const std::string& owner,
                                  const std::string& name) -> std::optional<SymbolInfo> {
@@ -140,7 +140,7 @@ SymbolLookup live_symbols(const py::module_& module,
 }
 
 std::map<std::string, std::string> require_patch_points(const Profile& profile,
-                                                        const py::module_& module) {
+                                                        const py::object& module) {
   std::set<std::string> params_wanted;
   for (const PatchPoint& point : profile.patch_points) {
     if (!point.params.empty()) {
@@ -172,7 +172,7 @@ const PatchPoint& find_patch_point(const Profile& profile, const std::string& id
               "' under [patch_points], which ascend-setup hooks");
 }
 
-py::object upstream_attr(const Profile& profile, const py::module_& module, const std::string& id) {
+py::object upstream_attr(const Profile& profile, const py::object& module, const std::string& id) {
   const PatchPoint& point = find_patch_point(profile, id);
   for (const std::string& name : point.names()) {
     if (py::hasattr(module, name.c_str())) {

@@ -23,7 +23,7 @@ py::list string_list(const std::vector<std::string>& values) {
 
 }  // namespace
 
-py::dict rewrite_setup_kwargs(const py::dict& captured, const py::module_& module,
+py::dict rewrite_setup_kwargs(const py::dict& captured, const py::object& module,
                               const Profile& profile, const std::filesystem::path& tree_root,
                               const PlatformInfo& platform) {
   // A copy keeps every upstream key in its place; assignments below replace

@@ -9,7 +9,7 @@ namespace py = pybind11;
 namespace ascend_setup {
 
 std::optional<std::string> captured_upstream_version(const Profile& profile,
-                                                     const py::module_& module) {
+                                                     const py::object& module) {
   const char* variable = profile.upstream.version_variable.c_str();
   if (!py::hasattr(module, variable)) {
     return std::nullopt;
@@ -17,7 +17,7 @@ std::optional<std::string> captured_upstream_version(const Profile& profile,
   return py::str(module.attr(variable)).cast<std::string>();
 }
 
-void check_upstream_version(const Profile& profile, const py::module_& module, BuildMode mode,
+void check_upstream_version(const Profile& profile, const py::object& module, BuildMode mode,
                             bool allow) {
   const auto captured = captured_upstream_version(profile, module);
   if (!captured || release_part(*captured) == profile.upstream.version) {

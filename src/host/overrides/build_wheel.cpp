@@ -181,7 +181,7 @@ void override_build_wheel(const OverrideContext& context) {
   py::object build_wheel =
       define_subclass(context, "BuildWheel", base,
                       "ascend-setup: upstream's bdist_wheel with the Ascend wheel steps");
-  py::module_ module = context.module;
+  py::object module = context.module;
   const std::string add_links = context.name("add_links");
   auto profile = context.profile;
   const PlatformInfo platform = context.platform;

@@ -33,6 +33,9 @@ void set_host_error(const std::string& message, int code) {
 }
 
 void install_error_bridge() {
+  if (host_error_type != nullptr) {
+    return;
+  }
   host_error_type = PyErr_NewException("ascend_setup.HostError", PyExc_RuntimeError, nullptr);
   py::register_exception_translator([](std::exception_ptr thrown) {
     try {
@@ -103,6 +106,18 @@ void adopt_running_interpreter(const std::vector<std::string>& argv_strings) {
   }
   py::module_ sys = py::module_::import("sys");
   sys.attr("argv") = argv;
+  sync_os_environ();
+  py::object out = sys.attr("stdout");
+  // An unbuffered stdout (-u, PYTHONUNBUFFERED) is write-through; it stays so.
+  if (!out.is_none() && py::hasattr(out, "reconfigure") &&
+      !py::bool_(py::getattr(out, "write_through", py::bool_(true)))) {
+    out.attr("reconfigure")(py::arg("line_buffering") = ::isatty(1) == 1);
+  }
+}
+
+}  // namespace
+
+void sync_os_environ() {
   py::module_ os = py::module_::import("os");
   py::object environb = os.attr("environb");
   py::dict now;
@@ -125,15 +140,30 @@ void adopt_running_interpreter(const std::vector<std::string>& argv_strings) {
       environb.attr("__setitem__")(key, value);
     }
   }
-  py::object out = sys.attr("stdout");
-  // An unbuffered stdout (-u, PYTHONUNBUFFERED) is write-through; it stays so.
-  if (!out.is_none() && py::hasattr(out, "reconfigure") &&
-      !py::bool_(py::getattr(out, "write_through", py::bool_(true)))) {
-    out.attr("reconfigure")(py::arg("line_buffering") = ::isatty(1) == 1);
-  }
 }
 
-}  // namespace
+void connect_host_to_python() {
+  install_error_bridge();
+  // Every stop signal goes through our handler, which raises Python's
+  // KeyboardInterrupt through the SIGINT entry of Python's own table (Python
+  // leaves that entry empty when SIGINT had a handler at start-up).
+  py::module_ signal = py::module_::import("signal");
+  py::object sigint = signal.attr("SIGINT");
+  if (!signal.attr("getsignal")(sigint).is(signal.attr("SIG_IGN"))) {
+    signal.attr("signal")(sigint, signal.attr("default_int_handler"));
+  }
+  install_stop_signal_handlers();
+  set_stop_hook(interrupt_python);
+  track_python_children();
+}
+
+std::optional<HostErrorInfo> host_error_of(py::error_already_set& error) {
+  if (host_error_type == nullptr || !error.matches(host_error_type)) {
+    return std::nullopt;
+  }
+  return HostErrorInfo{py::str(error.value()).cast<std::string>(),
+                       error.value().attr("exit_code").cast<int>()};
+}
 
 std::string linked_python_version() {
   return std::to_string(PY_MAJOR_VERSION) + "." + std::to_string(PY_MINOR_VERSION);
@@ -170,18 +200,7 @@ EmbeddedPython::EmbeddedPython(const Interpreter& interpreter, const std::filesy
   }
   PyGC_Disable();  // until resume_garbage_collection()
   py::module_::import("sys").attr("path").attr("insert")(0, path0.string());
-  install_error_bridge();
-  // Every stop signal goes through our handler, which raises Python's
-  // KeyboardInterrupt through the SIGINT entry of Python's own table (Python
-  // leaves that entry empty when SIGINT had a handler at start-up).
-  py::module_ signal = py::module_::import("signal");
-  py::object sigint = signal.attr("SIGINT");
-  if (!signal.attr("getsignal")(sigint).is(signal.attr("SIG_IGN"))) {
-    signal.attr("signal")(sigint, signal.attr("default_int_handler"));
-  }
-  install_stop_signal_handlers();
-  set_stop_hook(interrupt_python);
-  track_python_children();
+  connect_host_to_python();
   spdlog::debug("{} CPython {} as {}", running ? "running as an extension module of" : "embedded",
                 linked_python_version(), interpreter.executable.string());
 }
@@ -218,6 +237,8 @@ void resume_garbage_collection() { PyGC_Enable(); }
 
 std::string_view phase_name(Phase phase) {
   switch (phase) {
+    case Phase::preparing:
+      return "preparing the build";
     case Phase::loading_setup_py:
       return "loading setup.py";
     case Phase::patching:
@@ -261,14 +282,13 @@ int report_python_error(py::error_already_set& error, Phase phase) {
     spdlog::error("interrupted while {}", phase_name(phase));
     return stopped_exit_code();
   }
-  if (host_error_type != nullptr && error.matches(host_error_type)) {
+  if (const auto host_error = host_error_of(error)) {
     if (traceback_always) {
       print_traceback(error);
     }
     flush_python_streams();
-    const int code = error.value().attr("exit_code").cast<int>();
-    spdlog::error("{}", py::str(error.value()).cast<std::string>());
-    return code;
+    spdlog::error("{}", host_error->message);
+    return host_error->exit_code;
   }
   // A build tool that failed (cmake, ninja, ...): its own output says why;
   // a traceback through setuptools would only bury it.
