@@ -68,10 +68,11 @@ fi
 #     while the host code they run (the captured setup, the overrides, the
 #     kwargs, the patch engine, the stop signals) is what the kept tests run
 #     through --dump-kwargs, --apply-patches, setup.py commands and stops;
-#   - the runs in a static interpreter (*StaticInterpreter*): it would load
-#     the instrumented host module into an uninstrumented python, which the
-#     sanitizers' runtime refuses (it must be loaded first); the same host
-#     code runs embedded here.
+#   - the runs in a static interpreter (*StaticInterpreter*) and the hooks
+#     (Hooks.*: ascend_setup.hooks imports the host module into the python
+#     that runs setup.py): they would load the instrumented host module into
+#     an uninstrumented python, which the sanitizers' runtime refuses (it
+#     must be loaded first); the same host code runs embedded here.
 # Built with clang (the normal build is GCC's), so that CI builds with both
 # compilers, warnings as errors in each; instrumented for libFuzzer too, so
 # that the fuzz targets build here and run after the suite.
@@ -95,7 +96,7 @@ sanitized() {
     LSAN_OPTIONS="suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0" \
     UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$reports/ubsan" \
     ctest --test-dir "$dir" --output-on-failure -j "$(nproc)" \
-    -E '^(Pythons|Wheel|BuildCommandsTest|Backend|Install|NativeWheelTest)\.|Bdist|CmakeBuild|BuildUses|Zip64|StaticInterpreter' || status=$?
+    -E '^(Pythons|Wheel|BuildCommandsTest|Backend|Install|NativeWheelTest|Hooks)\.|Bdist|CmakeBuild|BuildUses|Zip64|StaticInterpreter' || status=$?
   if [ -n "$(ls -A "$reports")" ]; then
     echo "quickstart: sanitizer reports:" >&2
     cat "$reports"/* >&2

@@ -15,22 +15,6 @@ const char* opt_in =
     "[build-system]\nrequires = [\"setuptools>=40.8.0\", \"wheel\"]\n"
     "build-backend = \"ascend_setup.build_meta\"\n";
 
-// Name, sorted members (mode and name), METADATA and entry_points.txt of a wheel.
-std::string wheel_summary(const fs::path& wheel) {
-  return must_run({SYSTEM_PYTHON, "-c",
-                   "import sys, os, zipfile\n"
-                   "z = zipfile.ZipFile(sys.argv[1])\n"
-                   "print(os.path.basename(sys.argv[1]))\n"
-                   "for i in sorted(z.infolist(), key=lambda i: i.filename):\n"
-                   "    if not i.filename.endswith('/RECORD'):\n"
-                   "        print(oct((i.external_attr >> 16) & 0o777)[2:], i.filename)\n"
-                   "for n in sorted(z.namelist()):\n"
-                   "    if n.endswith(('/METADATA', '/entry_points.txt')):\n"
-                   "        print(z.read(n).decode())\n",
-                   wheel.string()},
-                  wheel.parent_path());
-}
-
 class Backend : public ::testing::Test {
  protected:
   void SetUp() override {

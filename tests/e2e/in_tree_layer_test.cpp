@@ -166,3 +166,37 @@ TEST_F(InTreeLayerTest, BdistWheelAppliesTheLayerOnceAndSaysHowToRestore_StubLlv
       must_run({"git", "status", "--porcelain", "--untracked-files=no"}, tree, git_env(dir.path())),
       "");
 }
+
+// A tree that adopted ascend_setup.hooks (its layer package is the one line,
+// no setup_patch.py): the in-tree profile, the hooks inert under the command
+// (the interpreter has no ascend_setup installed: the stand-in serves the
+// import), the layer applied once.
+TEST_F(InTreeLayerTest, ATreeAdoptingAscendSetupHooksBdistWheelAppliesTheLayerOnce_StubLlvm) {
+  fs::remove(tree / "third_party/ascend/build/setup_patch.py");
+  write_file(tree / "third_party/ascend/build/__init__.py",
+             "from ascend_setup.hooks import prepare, activate\n");
+  env["ASCEND_SETUP_LOG_LEVEL"] = "debug";
+  env["MAX_JOBS"] = "2";
+  const ProcessResult build = host({"bdist_wheel"});
+  ASSERT_EQ(build.exit_code, 0) << build.err;
+  EXPECT_TRUE(contains(build.err, "profile triton-ascend-3.6.0-in-tree")) << build.err;
+  EXPECT_TRUE(contains(build.err,
+                       "the tree holds third_party/ascend/build/__init__.py, which "
+                       "names ascend_setup.hooks"))
+      << build.err;
+  EXPECT_FALSE(contains(build.err, "ascend_setup.hooks: the tree")) << "the hooks ran";
+  const auto wheels = files_in(tree / "dist", ".whl");
+  ASSERT_EQ(wheels.size(), 1u);
+  EXPECT_TRUE(contains(wheel_summary(wheels[0]),
+                       "[triton.backends]\nascend = triton.backends.ascend\n"
+                       "nvidia = triton.backends.nvidia\namd = triton.backends.amd\n"))
+      << wheel_summary(wheels[0]);
+
+  // setup.py importing the hooks itself: the stand-in too.
+  edit("setup.py", "from third_party.ascend.build import prepare, activate",
+       "from ascend_setup.hooks import prepare, activate");
+  const auto kwargs = parse_json(host({"--dump-kwargs"}).out);
+  EXPECT_EQ(backends_of(kwargs), (std::vector<std::string>{"ascend = triton.backends.ascend",
+                                                           "nvidia = triton.backends.nvidia",
+                                                           "amd = triton.backends.amd"}));
+}

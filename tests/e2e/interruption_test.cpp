@@ -40,9 +40,12 @@ class BackgroundRun {
   // arrived and blocked: as one that comes before its handlers exist.
   BackgroundRun(const std::vector<std::string>& args, const fs::path& cwd, const Env& env,
                 const fs::path& logs, int pending_signal = 0)
+      : BackgroundRun(Program{}, with_binary(args), cwd, env, logs, pending_signal) {}
+  // Another program than ascend-setup: argv[0] is its path.
+  struct Program {};
+  BackgroundRun(Program, std::vector<std::string> argv, const fs::path& cwd, const Env& env,
+                const fs::path& logs, int pending_signal = 0)
       : out_(logs.string() + ".out"), err_(logs.string() + ".err") {
-    std::vector<std::string> argv{ASCEND_SETUP_BINARY};
-    argv.insert(argv.end(), args.begin(), args.end());
     pid_ = ::fork();
     if (pid_ == 0) {
       if (pending_signal != 0) {
@@ -103,6 +106,11 @@ class BackgroundRun {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     return exit_code_ < 0 ? std::nullopt : std::optional<int>(exit_code_);
+  }
+  static std::vector<std::string> with_binary(const std::vector<std::string>& args) {
+    std::vector<std::string> argv{ASCEND_SETUP_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return argv;
   }
   // Killed by a signal's default action rather than exiting.
   bool died_of_signal() const { return died_of_signal_; }
@@ -588,6 +596,42 @@ TEST_F(InterruptionTest, StopDuringCmakeBuildLeavesNoChildRunningWithStandInComp
     ASSERT_TRUE(fs::exists(launched)) << build.err();
     build.signal(number);
     EXPECT_EQ(build.wait(), 128 + number) << build.err();
+    std::istringstream pids(read_file(launched));
+    for (pid_t pid = 0; pids >> pid;) {
+      EXPECT_TRUE(process_gone(pid)) << "pid " << pid << " still runs after signal " << number;
+    }
+  }
+}
+
+// The same under ascend_setup.hooks: `python3 setup.py bdist_wheel` of a tree
+// that adopted them, stopped while compiling, ends with the command's exit
+// code (128 + signal, one line, no traceback) and leaves no compile running.
+TEST_F(InterruptionTest, StopDuringCmakeBuildUnderTheHooksLeavesNoChildRunningWithStandInCompiler) {
+  adopt_ascend_setup_hooks(tree);
+  const fs::path launcher = dir.path() / "slow-compiler-stand-in";
+  const fs::path launched = dir.path() / "launched";
+  write_file(launcher,
+             "#!/bin/sh\necho \"$$ $PPID\" >> " + launched.string() + "\nexec sleep 600\n");
+  fs::permissions(launcher, fs::perms(0755));
+  env["TRITON_APPEND_CMAKE_ARGS"] =
+      "-DTRITON_BUILD_WITH_CCACHE=OFF -DCMAKE_CXX_COMPILER_LAUNCHER=" + launcher.string();
+  env["PYTHONPATH"] = PYTHON_SHIMS;
+  env["ASCEND_SETUP_BINARY"] = ASCEND_SETUP_BINARY;
+  for (int number : {SIGINT, SIGTERM}) {
+    fs::remove(launched);
+    BackgroundRun build(BackgroundRun::Program{}, {SYSTEM_PYTHON, "setup.py", "bdist_wheel"}, tree,
+                        env, dir.path() / "build");
+    for (int i = 0; i < 2400 && !fs::exists(launched); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ASSERT_TRUE(fs::exists(launched)) << build.err();
+    build.signal(number);
+    EXPECT_EQ(build.wait(), 128 + number) << build.err();
+    EXPECT_FALSE(build.died_of_signal());
+    EXPECT_TRUE(contains(build.err(), std::string("interrupted by SIG") + sigabbrev_np(number) +
+                                          " while running setup(): its children were stopped"))
+        << build.err();
+    EXPECT_FALSE(contains(build.err(), "Traceback")) << build.err();
     std::istringstream pids(read_file(launched));
     for (pid_t pid = 0; pids >> pid;) {
       EXPECT_TRUE(process_gone(pid)) << "pid " << pid << " still runs after signal " << number;

@@ -299,6 +299,21 @@ std::vector<fs::path> files_in(const fs::path& dir, const std::string& suffix) {
   return found;
 }
 
+std::string wheel_summary(const fs::path& wheel) {
+  return must_run({SYSTEM_PYTHON, "-c",
+                   "import sys, os, zipfile\n"
+                   "z = zipfile.ZipFile(sys.argv[1])\n"
+                   "print(os.path.basename(sys.argv[1]))\n"
+                   "for i in sorted(z.infolist(), key=lambda i: i.filename):\n"
+                   "    if not i.filename.endswith('/RECORD'):\n"
+                   "        print(oct((i.external_attr >> 16) & 0o777)[2:], i.filename)\n"
+                   "for n in sorted(z.namelist()):\n"
+                   "    if n.endswith(('/METADATA', '/entry_points.txt')):\n"
+                   "        print(z.read(n).decode())\n",
+                   wheel.string()},
+                  wheel.parent_path());
+}
+
 std::vector<std::string> wheel_members(const fs::path& wheel) {
   const std::string out =
       must_run({SYSTEM_PYTHON, "-c",
@@ -340,6 +355,21 @@ fs::path write_profile(const fs::path& path,
   }
   write_file(path, text);
   return path;
+}
+
+void adopt_ascend_setup_hooks(const fs::path& tree) {
+  write_file(tree / "third_party/ascend/build/__init__.py",
+             "from ascend_setup.hooks import prepare, activate\n");
+  const std::string imports =
+      "from python.build_helpers import get_base_dir, get_cmake_dir  # noqa: E402\n";
+  std::string setup_py = replace_once(read_file(tree / "setup.py"), imports,
+                                      imports +
+                                          "from third_party.ascend.build import prepare, activate  "
+                                          "# noqa: E402\nprepare()\n");
+  write_file(tree / "setup.py", replace_once(setup_py, "\nsetup(\n", "\nactivate()\nsetup(\n"));
+  write_file(tree / "pyproject.toml",
+             "[build-system]\nrequires = [\"setuptools>=40.8.0\", \"wheel\"]\n"
+             "build-backend = \"setuptools.build_meta\"\n");
 }
 
 std::string_view in_tree_profile_text() {

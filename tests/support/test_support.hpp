@@ -80,6 +80,12 @@ fs::path write_profile(const fs::path& path,
 // the default one's values plus the newer layer's (NPUIR, BishengIR, ...).
 std::string_view in_tree_profile_text();
 
+// An example-tree copy made a tree of the in-tree form that adopted
+// ascend_setup.hooks: its layer package (third_party/ascend/build/__init__.py)
+// is the one line, setup.py calls prepare() after its imports and activate()
+// before setup(), and pyproject.toml names setuptools.build_meta, as upstream's.
+void adopt_ascend_setup_hooks(const fs::path& tree);
+
 // The set-up most e2e suites share: a copy of the example tree in a fresh
 // directory, the offline environment, and runs of the binary in the tree.
 class ExampleTreeTest : public ::testing::Test {
@@ -187,6 +193,10 @@ std::vector<fs::path> files_in(const fs::path& dir, const std::string& suffix);
 
 // "<mode in octal> <name>" for every member of a wheel (zip), in zip order.
 std::vector<std::string> wheel_members(const fs::path& wheel);
+
+// What two builds of one tree must agree on: the wheel's name, its sorted
+// members (mode and name; RECORD left out), METADATA and entry_points.txt.
+std::string wheel_summary(const fs::path& wheel);
 
 // Modification times (ns) of every file under `tree` except build outputs
 // (build/, dist/, *.egg-info, .git).
