@@ -29,6 +29,15 @@ namespace {
 // hooks.py's LayerError. A bare reference, never released: the interpreter
 // is finalized before C++'s static destructors run.
 PyObject* layer_error_type = nullptr;
+// The wrapper setuptools.setup is bound to until setup() is called, so that
+// a second activate() finds it (a reference held, as layer_error_type).
+PyObject* pending_wrapper = nullptr;
+
+void set_pending_wrapper(PyObject* wrapper) {
+  Py_XINCREF(wrapper);
+  Py_XDECREF(pending_wrapper);
+  pending_wrapper = wrapper;
+}
 
 // One tree per process, as one setup.py runs per process; a second
 // setup.py (another tree) starts its own.
@@ -212,6 +221,7 @@ py::object call_setup_with_layer(Activation& activation, const py::kwargs& kwarg
     activation.called = true;
     // From here on setuptools.setup is the real one again.
     py::module_::import("setuptools").attr("setup") = activation.real_setup;
+    set_pending_wrapper(nullptr);
     Session& current = session_of(activation.globals);
     const py::dict rewritten =
         apply_layer(current.call, setup_namespace(activation.globals), py::dict(kwargs));
@@ -244,8 +254,16 @@ void hooks_activate(const py::dict& caller_globals) {
     Session& current = session_of(caller_globals);
     prepare_session(current);  // a setup.py that calls only activate()
     py::module_ setuptools = py::module_::import("setuptools");
+    py::object bound = setuptools.attr("setup");
+    if (pending_wrapper != nullptr && bound.ptr() == pending_wrapper) {
+      // activate() ran already and setup() has not: the same wrapper, or
+      // the second would take the first for the real setup (the layer twice).
+      caller_globals[py::str("setup")] = bound;
+      spdlog::debug("ascend_setup.hooks: activate() ran already; setup() stays rebound once");
+      return py::none();
+    }
     auto activation = std::make_shared<Activation>();
-    activation->real_setup = setuptools.attr("setup");
+    activation->real_setup = bound;
     activation->globals = caller_globals;
     py::cpp_function wrapper(
         [activation](const py::args& args, const py::kwargs& kwargs) {
@@ -258,6 +276,7 @@ void hooks_activate(const py::dict& caller_globals) {
         py::doc("ascend_setup.hooks: setuptools.setup with ascend-setup's native layer"));
     caller_globals[py::str("setup")] = wrapper;
     setuptools.attr("setup") = wrapper;
+    set_pending_wrapper(wrapper.ptr());
     spdlog::debug("ascend_setup.hooks: setup() rebound for {}", current.setup_py.string());
     return py::none();
   });

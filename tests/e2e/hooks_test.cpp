@@ -128,9 +128,10 @@ TEST_F(Hooks, SetuptoolsGetsTheKwargsOfDumpKwargs) {
   EXPECT_EQ(backends.size(), 3u) << backends;
 }
 
-TEST_F(Hooks, PrepareTwiceDoesNoMoreThanOnce) {
-  write_file(tree / "setup.py",
-             replace_once(read_file(tree / "setup.py"), "prepare()\n", "prepare()\nprepare()\n"));
+TEST_F(Hooks, PrepareOrActivateTwiceDoesNoMoreThanOnce) {
+  write_file(tree / "setup.py", replace_once(replace_once(read_file(tree / "setup.py"),
+                                                          "prepare()\n", "prepare()\nprepare()\n"),
+                                             "\nactivate()\n", "\nactivate()\nactivate()\n"));
   env["ASCEND_SETUP_LOG_LEVEL"] = "debug";
   const ProcessResult printed =
       python({SYSTEM_PYTHON, "-c", kwargs_printer, (tree / "setup.py").string()}, dir.path());
@@ -140,6 +141,10 @@ TEST_F(Hooks, PrepareTwiceDoesNoMoreThanOnce) {
   EXPECT_TRUE(contains(printed.err, "prepare() ran already for this tree")) << printed.err;
   const std::string defaults = "default TRITON_WHEEL_NAME=";
   EXPECT_EQ(printed.err.find(defaults), printed.err.rfind(defaults)) << printed.err;
+  EXPECT_TRUE(contains(printed.err, "activate() ran already; setup() stays rebound once"))
+      << printed.err;
+  const auto backends = parse_json(printed.out)["entry_points"]["triton.backends"];
+  EXPECT_EQ(backends.size(), 3u) << "the layer applied once: " << backends;
 }
 
 TEST_F(Hooks, PythonSetupPyBdistWheelEqualsTheCommand_StubLlvm) {

@@ -230,6 +230,27 @@ TEST_F(ProfileChoiceTest, TheBuiltInInTreeProfileIsChosenForATreeHoldingItsMarke
       << choice.profile.chosen_because;
 }
 
+// A layer package that re-exports ascend_setup.hooks marks the in-tree form
+// without setup_patch.py; one that does not name it (or a directory in its
+// place) marks nothing.
+TEST_F(ProfileChoiceTest, ALayerPackageNamingAscendSetupHooksIsTheInTreeForm) {
+  write_setup_py("TRITON_VERSION = \"3.6.0\"\n");
+  const fs::path package = tree / "third_party/ascend/build/__init__.py";
+  test_support::write_file(package, "from .setup_patch_v2 import prepare, activate\n");
+  EXPECT_EQ(select_profile({}, tree, tree / "setup.py").profile.layer.form, "entry");
+  test_support::write_file(package, "from ascend_setup.hooks import prepare, activate\n");
+  const ProfileChoice choice = select_profile({}, tree, tree / "setup.py");
+  EXPECT_EQ(choice.profile.layer.form, "in-tree");
+  EXPECT_NE(choice.profile.chosen_because.find(
+                "the tree holds third_party/ascend/build/__init__.py, which names "
+                "ascend_setup.hooks (the in-tree layer)"),
+            std::string::npos)
+      << choice.profile.chosen_because;
+  fs::remove(package);
+  fs::create_directories(package);
+  EXPECT_EQ(select_profile({}, tree, tree / "setup.py").profile.layer.form, "entry");
+}
+
 // Components compare as whole numbers whatever their length: the first nine
 // digits alone made 1.99999999999999999999 equal to 1.999999999.
 TEST(ProfileChoice, VersionComponentsOfAnyLengthCompareExactly) {
