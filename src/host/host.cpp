@@ -14,6 +14,7 @@
 #include "base/util/error.hpp"
 #include "base/util/machine_output.hpp"
 #include "host/doctor.hpp"
+#include "host/layer/carried_layer.hpp"
 #include "host/layer/setup_kwargs.hpp"
 #include "host/layer/upstream_version.hpp"
 #include "host/overrides/overrides.hpp"
@@ -82,6 +83,8 @@ int run_setup_py(const HostOptions& options, const SourceTree& tree,
       print_json(*out, to_json(captured.kwargs));
       return exit_code::ok;
     }
+    // A setup.py with the layer in it: exit 4, before the version check.
+    refuse_carried_layer(captured.module, captured.kwargs, *profile);
     const nlohmann::ordered_json captured_json =
         options.dump == DumpMode::diff ? to_json(captured.kwargs) : nlohmann::ordered_json();
 
