@@ -1,11 +1,12 @@
 // `ascend-setup --doctor`: in one run, every reason the tree does not fit the
 // profile, and nothing written (no build directory, no patched file, no git
-// change). Groups, in this order: setup.py (unreadable, does not load),
-// patch points (from the source with `ast`, and from the loaded module's live
-// signatures when it loads), imports, version, patches (per hunk, against the
-// committed content; local edits apart), cmake (profile switches the tree's
-// CMake no longer knows). Needs a started embedded interpreter and the tree
-// root as the current directory.
+// change). Groups, in this order: setup.py (unreadable, does not load,
+// carries the Ascend layer itself), patch points (from the source with
+// `ast`, and from the loaded module's live signatures when it loads),
+// imports, version, patches (per hunk, against the committed content; local
+// edits apart), cmake (profile switches the tree's CMake no longer knows).
+// Needs a started embedded interpreter and the tree root as the current
+// directory.
 #pragma once
 
 #include "base/layer/build_mode.hpp"
@@ -32,7 +33,8 @@ struct DoctorFinding {
 struct DoctorReport {
   std::filesystem::path tree_root, setup_py;
   std::string profile_name, profile_source, profile_chosen_because;
-  // The layer's form (profile [layer]); one line of the report, no finding.
+  // The layer's form (profile [layer]), or "in setup.py" when setup.py
+  // carries the layer itself (then a finding too); one line of the report.
   std::string layer;
   std::vector<DoctorFinding> findings;
   bool healthy() const { return findings.empty(); }

@@ -35,7 +35,8 @@ void prepare_build(const std::filesystem::path& tree_root, const Profile& profil
 
 // The layer applied to setup.py's module (`module`: the module, or an object
 // whose attributes are setup.py's globals) and setup()'s kwargs as setup.py
-// passed them: the upstream version checked, every override applied, and
+// passed them: a setup.py that carries the layer itself refused (exit 4:
+// carried_layer.hpp), the upstream version checked, every override applied, and
 // the kwargs rewritten, which are returned. Needs the GIL; Python errors
 // propagate as error_already_set, the layer's as Error.
 pybind11::dict apply_layer(const SetupCall& call, const pybind11::object& module,

@@ -9,6 +9,7 @@
 #include "base/util/error.hpp"
 #include "base/util/strings.hpp"
 #include "base/util/whole_file.hpp"
+#include "host/layer/carried_layer.hpp"
 #include "host/layer/patch_points.hpp"
 #include "host/python/captured_setup.hpp"
 #include "host/python/process_refusal.hpp"
@@ -46,8 +47,8 @@ class Doctor {
     report_.profile_name = profile_.name;
     report_.profile_source = profile_.source;
     report_.profile_chosen_because = profile_.chosen_because;
-    report_.layer = describe_layer();
     check_setup_py();
+    report_.layer = describe_layer();
     check_version_files();
     check_patches();
     check_cmake();
@@ -121,6 +122,12 @@ class Doctor {
       CapturedSetup captured = capture_setup(setup_py_);
       add_patch_points(check_patch_points(profile_, live_symbols(captured.module)).findings,
                        "loaded module");
+      carried_ = carried_layer_evidence(captured.module, captured.kwargs, profile_);
+      if (!carried_.empty()) {
+        add("setup.py", "layer-in-setup-py", setup_py_.string(),
+            carried_layer_message(carried_.front()),
+            {{"evidence", carried_}, {"build_with", carried_layer_build_command}});
+      }
     } catch (py::error_already_set& error) {
       add("setup.py", "does-not-load", setup_py_.string(),
           "setup.py does not load here (only its source was checked): " + python_error_line(error));
@@ -240,6 +247,11 @@ class Doctor {
   }
 
   std::string describe_layer() const {
+    if (!carried_.empty()) {
+      return "in setup.py (" + carried_.front() +
+             "): setup.py carries the layer itself, and ascend-setup refuses to apply it a "
+             "second time";
+    }
     const Profile::Layer& layer = profile_.layer;
     std::string text = layer.form;
     if (const auto marker = layer_marker_held(profile_, root_)) {
@@ -256,6 +268,7 @@ class Doctor {
   fs::path root_, setup_py_;
   const Profile& profile_;
   std::optional<BuildMode> forced_mode_;
+  std::vector<std::string> carried_;  // evidence that setup.py carries the layer
   DoctorReport report_;
 };
 

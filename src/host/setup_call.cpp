@@ -10,6 +10,7 @@
 #include "base/tree/patch_engine.hpp"
 #include "base/tree/state_paths.hpp"
 #include "base/util/platform_info.hpp"
+#include "host/layer/carried_layer.hpp"
 #include "host/layer/setup_kwargs.hpp"
 #include "host/layer/upstream_version.hpp"
 #include "host/overrides/overrides.hpp"
@@ -61,6 +62,9 @@ void prepare_build(const std::filesystem::path& tree_root, const Profile& profil
 }
 
 py::dict apply_layer(const SetupCall& call, const py::object& module, const py::dict& captured) {
+  // A setup.py with the layer in it: exit 4, before the version check (such
+  // trees are older upstreams).
+  refuse_carried_layer(module, captured, *call.profile);
   check_upstream_version(*call.profile, module,
                          choose_build_mode(call.forced_mode, *call.profile, call.tree_root).mode,
                          call.allow_version_mismatch);

@@ -20,20 +20,6 @@ bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-// Every file under `tree` (.git included) with its mtime and content.
-std::map<fs::path, std::pair<long long, std::string>> snapshot(const fs::path& tree) {
-  std::map<fs::path, std::pair<long long, std::string>> files;
-  for (const auto& entry : fs::recursive_directory_iterator(tree)) {
-    if (entry.is_directory() && !entry.is_symlink()) {
-      files[entry.path()] = {0, "dir"};
-    } else {
-      files[entry.path()] = {mtime_ns(entry.path()),
-                             entry.is_symlink() ? "link" : read_file(entry.path())};
-    }
-  }
-  return files;
-}
-
 class DoctorTest : public ExampleTreeTest {
  protected:
   void commit(const std::string& message) {

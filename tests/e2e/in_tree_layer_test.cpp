@@ -45,14 +45,6 @@ class InTreeLayerTest : public ExampleTreeTest {
          "prepare()\n");
     edit("setup.py", "\nsetup(\n", "\nactivate()\nsetup(\n");
   }
-
-  std::vector<std::string> backends_of(const nlohmann::ordered_json& kwargs) const {
-    std::vector<std::string> names;
-    for (const auto& entry : kwargs["entry_points"]["triton.backends"]) {
-      names.push_back(entry.get<std::string>());
-    }
-    return names;
-  }
 };
 
 }  // namespace
@@ -71,9 +63,10 @@ TEST_F(InTreeLayerTest, TheInTreeProfileIsChosenAndItsHooksDoNothing) {
 
   const auto kwargs = parse_json(dump.out);
   EXPECT_EQ(kwargs["name"], "triton_ascend");
-  EXPECT_EQ(backends_of(kwargs), (std::vector<std::string>{"ascend = triton.backends.ascend",
-                                                           "nvidia = triton.backends.nvidia",
-                                                           "amd = triton.backends.amd"}))
+  EXPECT_EQ(
+      backend_entry_points(kwargs),
+      (std::vector<std::string>{"ascend = triton.backends.ascend",
+                                "nvidia = triton.backends.nvidia", "amd = triton.backends.amd"}))
       << "the ascend backend once, first";
   EXPECT_EQ(kwargs["cmdclass"]["bdist_wheel"], "__main__.BuildWheel");
   // The newer layer's values.
@@ -86,25 +79,36 @@ TEST_F(InTreeLayerTest, TheInTreeProfileIsChosenAndItsHooksDoNothing) {
   const ProcessResult captured = host({"--dump-kwargs=captured"});
   ASSERT_EQ(captured.exit_code, 0) << captured.err;
   const auto upstream = parse_json(captured.out);
-  EXPECT_EQ(backends_of(upstream), (std::vector<std::string>{"nvidia = triton.backends.nvidia",
-                                                             "amd = triton.backends.amd"}));
+  EXPECT_EQ(
+      backend_entry_points(upstream),
+      (std::vector<std::string>{"nvidia = triton.backends.nvidia", "amd = triton.backends.amd"}));
   EXPECT_EQ(upstream["cmdclass"]["bdist_wheel"], "__main__.plugin_bdist_wheel");
   EXPECT_FALSE(fs::exists(tree / "activate-ran"));
 }
 
 // The test can fail: with the entry-era profile the hooks are not inert and
-// the stand-in layer applies itself on top of ascend-setup's.
+// the stand-in layer applies itself (its backend and wheel name are in what
+// setup.py hands to setup()); ascend-setup would apply the layer on top, a
+// second time, so it refuses.
 TEST_F(InTreeLayerTest, WithoutTheInTreeProfileTheHooksWouldDoubleTheLayer) {
   const fs::path entry_profile = write_profile(dir.path() / "entry.toml", {});
-  const ProcessResult dump = host({"--profile", entry_profile.string(), "--dump-kwargs"});
-  ASSERT_EQ(dump.exit_code, 0) << dump.err;
+  const ProcessResult captured =
+      host({"--profile", entry_profile.string(), "--dump-kwargs=captured"});
+  ASSERT_EQ(captured.exit_code, 0) << captured.err;
   EXPECT_TRUE(fs::exists(tree / "prepare-ran"));
   EXPECT_TRUE(fs::exists(tree / "activate-ran"));
-  const auto kwargs = parse_json(dump.out);
-  const auto backends = backends_of(kwargs);
-  EXPECT_EQ(std::count(backends.begin(), backends.end(), "ascend = triton.backends.ascend"), 2)
-      << "the backend added by the hook, then again by ascend-setup";
+  const auto kwargs = parse_json(captured.out);
+  const auto backends = backend_entry_points(kwargs);
+  EXPECT_EQ(std::count(backends.begin(), backends.end(), "ascend = triton.backends.ascend"), 1)
+      << "the backend added by the hook";
   EXPECT_EQ(kwargs["name"], "renamed_by_prepare");
+
+  const ProcessResult dump = host({"--profile", entry_profile.string(), "--dump-kwargs"});
+  EXPECT_EQ(dump.exit_code, 4) << dump.out << dump.err;
+  EXPECT_TRUE(contains(dump.err,
+                       "setup.py already carries the Ascend layer (`ascend` is already among "
+                       "setup.py's backends)"))
+      << dump.err;
 }
 
 TEST_F(InTreeLayerTest, DoctorSaysTheTreeCarriesTheLayerAndAscendSetupReplacesIt) {

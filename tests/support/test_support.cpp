@@ -346,6 +346,27 @@ std::map<fs::path, long long> source_mtimes(const fs::path& tree) {
   return times;
 }
 
+std::map<fs::path, std::pair<long long, std::string>> snapshot(const fs::path& tree) {
+  std::map<fs::path, std::pair<long long, std::string>> files;
+  for (const auto& entry : fs::recursive_directory_iterator(tree)) {
+    if (entry.is_directory() && !entry.is_symlink()) {
+      files[entry.path()] = {0, "dir"};
+    } else {
+      files[entry.path()] = {mtime_ns(entry.path()),
+                             entry.is_symlink() ? "link" : read_file(entry.path())};
+    }
+  }
+  return files;
+}
+
+std::vector<std::string> backend_entry_points(const nlohmann::ordered_json& kwargs) {
+  std::vector<std::string> entries;
+  for (const auto& entry : kwargs["entry_points"]["triton.backends"]) {
+    entries.push_back(entry.get<std::string>());
+  }
+  return entries;
+}
+
 fs::path write_profile(const fs::path& path,
                        const std::vector<std::pair<std::string, std::string>>& replacements,
                        std::string_view base) {

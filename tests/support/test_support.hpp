@@ -202,4 +202,11 @@ std::string wheel_summary(const fs::path& wheel);
 // (build/, dist/, *.egg-info, .git).
 std::map<fs::path, long long> source_mtimes(const fs::path& tree);
 
+// Every file and directory under `tree` (.git included) with its mtime and
+// content ("dir", "link" for those), to show that a run wrote nothing.
+std::map<fs::path, std::pair<long long, std::string>> snapshot(const fs::path& tree);
+
+// The `triton.backends` entry points of setup() kwargs as --dump-kwargs prints them.
+std::vector<std::string> backend_entry_points(const nlohmann::ordered_json& kwargs);
+
 }  // namespace test_support

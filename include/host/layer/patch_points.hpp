@@ -63,4 +63,10 @@ std::map<std::string, std::string> require_patch_points(const Profile& profile,
 pybind11::object upstream_attr(const Profile& profile, const pybind11::object& module,
                                const std::string& id);
 
+// The same attribute, or nullopt when the profile names no patch point `id`
+// or `module` (a module or any object with attributes) holds none of its names.
+std::optional<pybind11::object> find_upstream_attr(const Profile& profile,
+                                                   const pybind11::object& module,
+                                                   const std::string& id);
+
 }  // namespace ascend_setup

@@ -25,6 +25,16 @@ std::string article(const std::string& kind) {
   return (kind == "imported" ? "an " : "a ") + kind + (kind == "imported" ? " name" : "");
 }
 
+// The module's attribute under the first of the patch point's names it holds.
+std::optional<py::object> first_present(const PatchPoint& point, const py::object& module) {
+  for (const std::string& name : point.names()) {
+    if (py::hasattr(module, name.c_str())) {
+      return module.attr(name.c_str());
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 PatchPointCheck check_patch_points(const Profile& profile, const SymbolLookup& lookup) {
@@ -174,14 +184,22 @@ const PatchPoint& find_patch_point(const Profile& profile, const std::string& id
 
 py::object upstream_attr(const Profile& profile, const py::object& module, const std::string& id) {
   const PatchPoint& point = find_patch_point(profile, id);
-  for (const std::string& name : point.names()) {
-    if (py::hasattr(module, name.c_str())) {
-      return module.attr(name.c_str());
-    }
+  if (auto attr = first_present(point, module)) {
+    return *attr;
   }
   throw Error("setup.py has no " + join(point.names(), " or ") + ", which the " +
                   point.override_name + " override needs (see ascend-setup --doctor)",
               ErrorKind::upstream_contract);
+}
+
+std::optional<py::object> find_upstream_attr(const Profile& profile, const py::object& module,
+                                             const std::string& id) {
+  for (const PatchPoint& point : profile.patch_points) {
+    if (point.id == id) {
+      return first_present(point, module);
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace ascend_setup
