@@ -338,10 +338,12 @@ TEST_F(BuildCommandsTest, DistributedWheelCarriesTheWholeTritonDistPackage_StubL
     }
   }
   std::sort(dist_members.begin(), dist_members.end());
-  EXPECT_EQ(dist_members, (std::vector<std::string>{
-                              "triton_dist/__init__.py", "triton_dist/__init__.pyi",
-                              "triton_dist/layers/__init__.py", "triton_dist/layers/nested/ops.py",
-                              "triton_dist/layers/nested/ops.pyi"}));
+  // README.txt as package data: the tree's MANIFEST.in grafts third_party, as upstream's does.
+  EXPECT_EQ(dist_members,
+            (std::vector<std::string>{
+                "triton_dist/__init__.py", "triton_dist/__init__.pyi",
+                "triton_dist/layers/__init__.py", "triton_dist/layers/nested/README.txt",
+                "triton_dist/layers/nested/ops.py", "triton_dist/layers/nested/ops.pyi"}));
 }
 
 }  // namespace
