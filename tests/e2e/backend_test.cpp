@@ -20,12 +20,7 @@ class Backend : public ::testing::Test {
   void SetUp() override {
     tree = copy_example_tree(dir.path());
     write_file(tree / "pyproject.toml", opt_in);
-    env = offline_env(dir.path());
-    env["MAX_JOBS"] = "2";
-    env["PYTHONPATH"] = PYTHON_SHIMS;
-    env["ASCEND_SETUP_BINARY"] = ASCEND_SETUP_BINARY;
-    env["PIP_NO_INDEX"] = "1";
-    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1";
+    env = front_end_env(dir.path());
     // The reference: ascend-setup itself, on a second copy.
     fs::create_directories(dir.path() / "reference");
     const fs::path reference_tree = copy_example_tree(dir.path() / "reference");

@@ -71,12 +71,7 @@ class Hooks : public ::testing::Test {
  protected:
   void SetUp() override {
     tree = adopting_tree(dir.path() / "a");
-    env = offline_env(dir.path());
-    env["MAX_JOBS"] = "2";
-    env["PYTHONPATH"] = PYTHON_SHIMS;
-    env["ASCEND_SETUP_BINARY"] = ASCEND_SETUP_BINARY;
-    env["PIP_NO_INDEX"] = "1";
-    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1";
+    env = front_end_env(dir.path());
   }
 
   // `ascend-setup --python PYTHON bdist_wheel` on another copy: the wheel

@@ -200,7 +200,8 @@ TEST_F(InTreeLayerTest, ATreeAdoptingAscendSetupHooksBdistWheelAppliesTheLayerOn
   edit("setup.py", "from third_party.ascend.build import prepare, activate",
        "from ascend_setup.hooks import prepare, activate");
   const auto kwargs = parse_json(host({"--dump-kwargs"}).out);
-  EXPECT_EQ(backends_of(kwargs), (std::vector<std::string>{"ascend = triton.backends.ascend",
-                                                           "nvidia = triton.backends.nvidia",
-                                                           "amd = triton.backends.amd"}));
+  EXPECT_EQ(
+      backend_entry_points(kwargs),
+      (std::vector<std::string>{"ascend = triton.backends.ascend",
+                                "nvidia = triton.backends.nvidia", "amd = triton.backends.amd"}));
 }

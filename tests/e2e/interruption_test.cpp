@@ -578,10 +578,12 @@ TEST_F(InterruptionTest, SetupPyRunsAsMainSoSpawnPoolsWorkAsUnderPython) {
 }
 
 // A stand-in compiler (a launcher that records its pid and sleeps) keeps the
-// cmake build busy; a stop signal to ascend-setup ends ninja and every compile.
-TEST_F(InterruptionTest, StopDuringCmakeBuildLeavesNoChildRunningWithStandInCompiler) {
-  const fs::path launcher = dir.path() / "slow-compiler-stand-in";
-  const fs::path launched = dir.path() / "launched";
+// cmake build busy; a stop signal, SIGINT then SIGTERM, to the run started by
+// `start` ends ninja and every compile; `check` looks at each stopped run.
+template <class Start, class Check>
+void stop_while_compiling(const fs::path& dir, Env& env, Start start, Check check) {
+  const fs::path launcher = dir / "slow-compiler-stand-in";
+  const fs::path launched = dir / "launched";
   write_file(launcher,
              "#!/bin/sh\necho \"$$ $PPID\" >> " + launched.string() + "\nexec sleep 600\n");
   fs::permissions(launcher, fs::perms(0755));
@@ -589,13 +591,14 @@ TEST_F(InterruptionTest, StopDuringCmakeBuildLeavesNoChildRunningWithStandInComp
       "-DTRITON_BUILD_WITH_CCACHE=OFF -DCMAKE_CXX_COMPILER_LAUNCHER=" + launcher.string();
   for (int number : {SIGINT, SIGTERM}) {
     fs::remove(launched);
-    BackgroundRun build({"bdist_wheel"}, tree, env, dir.path() / "build");
+    BackgroundRun build = start();
     for (int i = 0; i < 2400 && !fs::exists(launched); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     ASSERT_TRUE(fs::exists(launched)) << build.err();
     build.signal(number);
     EXPECT_EQ(build.wait(), 128 + number) << build.err();
+    check(build, number);
     std::istringstream pids(read_file(launched));
     for (pid_t pid = 0; pids >> pid;) {
       EXPECT_TRUE(process_gone(pid)) << "pid " << pid << " still runs after signal " << number;
@@ -603,40 +606,33 @@ TEST_F(InterruptionTest, StopDuringCmakeBuildLeavesNoChildRunningWithStandInComp
   }
 }
 
+TEST_F(InterruptionTest, StopDuringCmakeBuildLeavesNoChildRunningWithStandInCompiler) {
+  stop_while_compiling(
+      dir.path(), env,
+      [&] { return BackgroundRun({"bdist_wheel"}, tree, env, dir.path() / "build"); },
+      [](const BackgroundRun&, int) {});
+}
+
 // The same under ascend_setup.hooks: `python3 setup.py bdist_wheel` of a tree
-// that adopted them, stopped while compiling, ends with the command's exit
-// code (128 + signal, one line, no traceback) and leaves no compile running.
+// that adopted them ends with the command's exit code (128 + signal, one
+// line, no traceback) and leaves no compile running.
 TEST_F(InterruptionTest, StopDuringCmakeBuildUnderTheHooksLeavesNoChildRunningWithStandInCompiler) {
   adopt_ascend_setup_hooks(tree);
-  const fs::path launcher = dir.path() / "slow-compiler-stand-in";
-  const fs::path launched = dir.path() / "launched";
-  write_file(launcher,
-             "#!/bin/sh\necho \"$$ $PPID\" >> " + launched.string() + "\nexec sleep 600\n");
-  fs::permissions(launcher, fs::perms(0755));
-  env["TRITON_APPEND_CMAKE_ARGS"] =
-      "-DTRITON_BUILD_WITH_CCACHE=OFF -DCMAKE_CXX_COMPILER_LAUNCHER=" + launcher.string();
   env["PYTHONPATH"] = PYTHON_SHIMS;
   env["ASCEND_SETUP_BINARY"] = ASCEND_SETUP_BINARY;
-  for (int number : {SIGINT, SIGTERM}) {
-    fs::remove(launched);
-    BackgroundRun build(BackgroundRun::Program{}, {SYSTEM_PYTHON, "setup.py", "bdist_wheel"}, tree,
-                        env, dir.path() / "build");
-    for (int i = 0; i < 2400 && !fs::exists(launched); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    ASSERT_TRUE(fs::exists(launched)) << build.err();
-    build.signal(number);
-    EXPECT_EQ(build.wait(), 128 + number) << build.err();
-    EXPECT_FALSE(build.died_of_signal());
-    EXPECT_TRUE(contains(build.err(), std::string("interrupted by SIG") + sigabbrev_np(number) +
-                                          " while running setup(): its children were stopped"))
-        << build.err();
-    EXPECT_FALSE(contains(build.err(), "Traceback")) << build.err();
-    std::istringstream pids(read_file(launched));
-    for (pid_t pid = 0; pids >> pid;) {
-      EXPECT_TRUE(process_gone(pid)) << "pid " << pid << " still runs after signal " << number;
-    }
-  }
+  stop_while_compiling(
+      dir.path(), env,
+      [&] {
+        return BackgroundRun(BackgroundRun::Program{}, {SYSTEM_PYTHON, "setup.py", "bdist_wheel"},
+                             tree, env, dir.path() / "build");
+      },
+      [](const BackgroundRun& build, int number) {
+        EXPECT_FALSE(build.died_of_signal());
+        EXPECT_TRUE(contains(build.err(), std::string("interrupted by SIG") + sigabbrev_np(number) +
+                                              " while running setup(): its children were stopped"))
+            << build.err();
+        EXPECT_FALSE(contains(build.err(), "Traceback")) << build.err();
+      });
 }
 
 // The phases of a build stopped midway by SIGINT (handled) and by SIGKILL

@@ -101,6 +101,16 @@ Env offline_env(const fs::path& home) {
   return env;
 }
 
+Env front_end_env(const fs::path& home) {
+  Env env = offline_env(home);
+  env["MAX_JOBS"] = "2";
+  env["PYTHONPATH"] = PYTHON_SHIMS;
+  env["ASCEND_SETUP_BINARY"] = ASCEND_SETUP_BINARY;
+  env["PIP_NO_INDEX"] = "1";
+  env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1";
+  return env;
+}
+
 ExampleTreeTest::ExampleTreeTest()
     : tree(copy_example_tree(dir.path())), env(offline_env(dir.path())) {}
 

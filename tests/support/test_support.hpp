@@ -54,6 +54,11 @@ std::string make_git_repo(const fs::path& tree, const fs::path& home);
 // mode switches.
 Env offline_env(const fs::path& home);
 
+// offline_env() for the Python front ends (pip, build, python3 setup.py):
+// ascend_setup importable from the checkout (PYTHONPATH) with the built
+// launcher ($ASCEND_SETUP_BINARY), pip kept off any index, two jobs.
+Env front_end_env(const fs::path& home);
+
 // Runs the built ascend-setup with `args` in `cwd`.
 ascend_setup::ProcessResult run_host(const std::vector<std::string>& args, const fs::path& cwd,
                                      const Env& env);
