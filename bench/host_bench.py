@@ -1,22 +1,24 @@
 """ascend-setup's own cost, printed side by side in one run (bench/run host).
 
 1. The host's work: `ascend-setup --dump-kwargs` (launcher, host start, profile,
-   embedded interpreter, setup.py, overrides, kwargs rewrite, JSON) against
-   the Python entry it replaces (bench/python_entry.py: setup_ascend.py's
-   main() up to setup(), kwargs printed as JSON), and against the irreducible
-   part: a plain python3 executing the same setup.py with setuptools.setup
-   stubbed, both on the libpython3.X.so ascend-setup embeds
-   (bench/python_on_libpython) and as /usr/bin/python3 (Debian builds that
-   one with LTO and PGO; its shared library runs Python code about 20% slower,
-   which no embedding program can change). On a copy of the tree (its .git
+   interpreter, setup.py, overrides, kwargs rewrite, JSON) against the Python
+   entry it replaces (bench/python_entry.py: setup_ascend.py's main() up to
+   setup(), kwargs printed as JSON), and against the irreducible part: a plain
+   python3 executing the same setup.py with setuptools.setup stubbed, both on
+   Debian's libpython3.X.so (bench/python_on_libpython) and as /usr/bin/python3
+   (built with LTO and PGO: its shared library runs Python code about 20%
+   slower). The host runs in /usr/bin/python3 itself, as an extension module
+   (its executable carries the interpreter: src/base/launch/launcher.hpp), so
+   the last line is its irreducible part. On a copy of the tree (its .git
    included, build outputs left out); one warm-up run of each first, so that
    both keep setup.py's compiled code as a developer's second run does (the
    entry in __pycache__, the host in build/ascend-setup; PYTHONDONTWRITEBYTECODE
    is unset for every command). Runs alternate; medians are compared. The
-   ratio host / Python entry is the target (<= 0.95). BENCH_INSTRUCTIONS=1
-   adds instruction counts (valgrind's callgrind, the exec'ed host followed;
-   child processes such as setup.py's git calls counted for neither), which
-   the machine's noise does not blur.
+   ratio host / Python entry is the target (<= 0.85 wall). BENCH_INSTRUCTIONS=1
+   adds instruction counts (valgrind's callgrind: the launcher up to its exec
+   and the interpreter it execs, every thread; child processes such as
+   setup.py's git calls counted for neither), which the machine's noise does
+   not blur.
 2. On the example tree only (a real triton-ascend tree cannot build offline):
    a first `ascend-setup bdist_wheel` against a rebuild with nothing changed,
    with the number of recompiled objects and of source files given a new mtime.
@@ -30,6 +32,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+# The wall ratio host / Python entry the host must stay under.
+TARGET = 0.85
 
 STUB_SETUP = """
 import os, runpy, sys, setuptools
@@ -59,15 +64,23 @@ def timed(argv, cwd, env):
 
 
 def instructions(argv, cwd, env):
-    """Instructions of the command's own process (callgrind, across exec)."""
-    err = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-                          "--trace-children=yes", "--trace-children-skip=*/git,*/git-*,*/sh,*/uname"]
-                         + argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, text=True).stderr
-    main_pid = err.split("==", 2)[1]
-    counts = [int(line.split("Collected :")[1].replace(",", ""))
-              for line in err.splitlines() if line.startswith(f"=={main_pid}==") and "Collected :" in line]
-    return sum(counts)
+    """Instructions of the command's own process (callgrind), across exec: the
+    part before an exec is dumped to a file of its own (--dump-before=execv;
+    callgrind's summary at exit counts only the last program). The forked
+    children's dumps (setup.py's git calls, before their exec) are other pids'."""
+    with tempfile.TemporaryDirectory(prefix="ascend-setup-callgrind-") as out:
+        err = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/cg.%p",
+                              "--dump-before=execv", "--trace-children=yes",
+                              "--trace-children-skip=*/git,*/git-*,*/sh,*/uname"]
+                             + argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True).stderr
+        main_pid = err.split("==", 2)[1]
+        total = 0
+        for name in os.listdir(out):
+            if name == f"cg.{main_pid}" or name.startswith(f"cg.{main_pid}."):
+                with open(os.path.join(out, name)) as f:
+                    total += sum(int(line.split()[1]) for line in f if line.startswith("totals:"))
+        return total
 
 
 def mtimes(root, want):
@@ -122,7 +135,7 @@ def main():
         commands = {
             "ascend-setup --dump-kwargs": [args.binary, "--python", "/usr/bin/python3", "--dump-kwargs"],
             "python3 setup_ascend.py-like entry (python_entry.py)": ["/usr/bin/python3", python_entry, tree],
-            "python3 on the same libpython .so, setup() stubbed":
+            "python3 on libpython3.X.so, setup() stubbed":
                 [args.python_on_libpython, "/usr/bin/python3", "-c", STUB_SETUP, tree],
             "/usr/bin/python3 (LTO+PGO), setup() stubbed": ["/usr/bin/python3", "-c", STUB_SETUP, tree],
         }
@@ -151,8 +164,9 @@ def main():
             if counts:
                 line += f", instructions {counts[host] / counts[base]:.3f}"
             print(line)
-        print("  (targets: host / Python entry <= 0.95 wall; the host adds at most 10% to the "
-              "irreducible part)")
+        wall = median(host, 0) / median(entry, 0)
+        print(f"  target: host / Python entry <= {TARGET:.2f} wall: {wall:.3f}, "
+              f"{'met' if wall <= TARGET else 'NOT met'}")
         if not args.example:
             return
 

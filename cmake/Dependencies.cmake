@@ -77,6 +77,12 @@ foreach(name ssh2 http_parser pcre2-8 lzma deflate)
   string(MAKE_C_IDENTIFIER "STATIC_${name}" var)
   ascend_setup_static_archive(${var} ${name})
 endforeach()
+# libgit2's init loads OpenSSL's default CA bundle (every certificate parsed,
+# a quarter of a --dump-kwargs's instructions) though only its network
+# operations check one: that call is wrapped, and made before the first of
+# them instead (src/base/git/source_repo.cpp).
+target_compile_definitions(ascend_setup_deps INTERFACE ASCEND_SETUP_DEFER_LIBGIT2_CA=1)
+target_link_options(ascend_setup_deps INTERFACE LINKER:--wrap=SSL_CTX_set_default_verify_paths)
 set(static_deps_lib ${ASCEND_SETUP_STATIC_DEPS}/lib)
 target_link_libraries(ascend_setup_deps INTERFACE
   ${static_deps_lib}/libgit2.a ${STATIC_ssh2} ${STATIC_http_parser} ${STATIC_pcre2_8}

@@ -925,6 +925,12 @@ TEST_F(InterruptionTest, StopEndsProcessesStartedOutsidePopen_SetupPyStandInStat
   expect_stop_ends_every_process({"--python", static_python_stand_in(dir.path()).string()});
 }
 
+// The same embedded, in an interpreter that loads libpython.
+TEST_F(InterruptionTest,
+       StopEndsProcessesStartedOutsidePopen_SetupPyStandInEmbeddedInAMainOnLibpython) {
+  expect_stop_ends_every_process({"--python", embedded_python_stand_in(dir.path()).string()});
+}
+
 // A stop signal that arrives before ascend-setup's handlers exist (here: it
 // starts with the signal pending) ends with the documented exit code, not
 // the signal's default action, and nothing is done: the tree stays pristine.

@@ -8,6 +8,7 @@
 // toolkit) arrive through the proxy with the private CA; NO_PROXY bypasses
 // it; a refusal and an untrusted certificate are one line each, exit 3, not
 // retried; a stop during a clone or a commit fetch leaves nothing behind.
+#include "base/process/process.hpp"
 #include "base/util/error.hpp"
 #include "loopback_servers.hpp"
 #include "network_servers.hpp"
@@ -314,6 +315,47 @@ TEST_F(NetworkTest, DistributedCloneWithAnUntrustedCertificateIsNotRetried) {
   EXPECT_TRUE(contains(line, "(for git: GIT_SSL_CAINFO)")) << line;
   EXPECT_FALSE(contains(result.err, "attempt 1 of 3")) << result.err;
   EXPECT_FALSE(fs::exists(clone()));
+}
+
+// No bundle where the distributions keep one and no variable naming one: a
+// clone trusts what the TLS library trusts by default. What ships (libgit2
+// and OpenSSL linked in) reads OpenSSL's directory, whose cert.pem holds the
+// CA here: libgit2's init no longer loads it, the first network operation
+// does. Debian's libgit2 (mbedTLS) reads only its own built-in file, hidden
+// here: not trusted. In a mount namespace of the run's own, where tmpfs
+// hides /etc/ssl and OpenSSL's directory (gone with the namespace).
+TEST_F(NetworkTest, DistributedCloneTrustsTheTlsLibrarysDefaultCa) {
+  const std::string version = must_run({"openssl", "version", "-d"}, dir.path());
+  const auto quote = version.find('"');
+  const std::string openssl_dir =
+      version.substr(quote + 1, version.find('"', quote + 1) - quote - 1);
+  ASSERT_FALSE(openssl_dir.empty()) << version;
+  serve_distributed();
+  TlsNginx nginx(dir.path() / "nginx", ca, www, git_root);
+  distributed_profile(nginx);
+  std::vector<std::string> argv{"unshare",
+                                "--mount",
+                                "--propagation",
+                                "private",
+                                "--",
+                                "/bin/sh",
+                                "-c",
+                                "mount -t tmpfs tmpfs /etc/ssl && mount -t tmpfs tmpfs \"$0\" && "
+                                "cp \"$1\" \"$0/cert.pem\" && shift && exec \"$@\"",
+                                openssl_dir,
+                                ca.ca_certificate.string()};
+  const auto command = host_command(tree, env, {"--profile", profile.string(), "--dump-kwargs"});
+  argv.insert(argv.end(), command.begin(), command.end());
+  const auto result = ascend_setup::run_process({argv, dir.path(), {}, {}});
+  if (PORTABLE_BUILD) {
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(head_of(clone()), pin);
+  } else {
+    EXPECT_EQ(result.exit_code, ascend_setup::exit_code::bad_input) << result.err;
+    EXPECT_TRUE(contains(error_line(result.err), "is not trusted")) << result.err;
+    EXPECT_TRUE(contains(error_line(result.err), "from the TLS library's default")) << result.err;
+  }
+  EXPECT_TRUE(fs::exists("/etc/ssl/certs")) << "the namespace's mounts were not its own";
 }
 
 TEST_F(NetworkTest,

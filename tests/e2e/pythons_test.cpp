@@ -147,55 +147,114 @@ void expect_unservable(const ascend_setup::ProcessResult& result, const std::str
   EXPECT_TRUE(result.out.empty());
 }
 
-// A static CPython (no shared libpython: manylinux's, Debian's python3
-// without libpython3.X) is served by the host module of its minor imported
-// as an extension module, and gives what an embedded run gives: the same
-// kwargs, and with SOURCE_DATE_EPOCH the same wheel, byte for byte.
-// --host-version and the debug log say which way each run took.
-TEST(Pythons, StaticInterpreterIsServedAsAnExtensionModule_StandInDebiansBinaryCopiedElsewhere) {
+// The interpreter's own executable decides the start: one that loads the
+// installation's libpython (pyenv's, --enable-shared builds) embeds the
+// host; one that carries the interpreter itself (Debian's python3, built
+// with LTO and PGO, though libpython3.X is installed beside it) runs it as an
+// extension module, in that very interpreter. readelf says which is which.
+TEST(Pythons, TheStartFollowsWhetherTheExecutableLoadsLibpython) {
+  TempDir dir;
+  const Env env = offline_env(dir.path());
+  std::set<bool> seen;
+  for (const auto& python : found_pythons()) {
+    SCOPED_TRACE(python.string());
+    const bool loads_libpython = contains(
+        must_run({"readelf", "-d", fs::canonical(python).string()}, dir.path()), "libpython");
+    seen.insert(loads_libpython);
+    const auto way = run_host({"--python", python.string(), "--host-version"}, dir.path(), env);
+    ASSERT_EQ(way.exit_code, 0) << way.err;
+    if (loads_libpython) {
+      EXPECT_TRUE(contains(way.out, ", embedded by the host ")) << way.out;
+    } else {
+      EXPECT_TRUE(contains(way.out,
+                           " as an extension module of the interpreter (its executable "
+                           "carries the interpreter; it does not load "))
+          << way.out;
+    }
+  }
+  EXPECT_TRUE(seen.count(false)) << "no found interpreter carries the interpreter itself";
+}
+
+// The two starts serve the same installation identically: Debian's python3
+// (an extension module) and a main on Debian's libpython3.X (embedded) give
+// the same kwargs, with SOURCE_DATE_EPOCH the same wheel byte for byte, the
+// same exit codes. --host-version and the debug log say which way each took.
+TEST(Pythons, BothStartsGiveTheSameRun_StandInMainOnDebiansLibpython) {
   TempDir dir;
   const fs::path tree = copy_example_tree(dir.path());
-  const fs::path python = static_python_stand_in(dir.path());
+  const fs::path embedded_python = embedded_python_stand_in(dir.path() / "stand-in");
   const std::string version = python_version(SYSTEM_PYTHON);
-  EXPECT_EQ(must_run({python.string(), "-c", "print(1 + 1)"}, dir.path()), "2\n");
   Env env = offline_env(dir.path());
   env["SOURCE_DATE_EPOCH"] = "1700000000";
 
-  const auto way = run_host({"--python", python.string(), "--host-version"}, tree, env);
-  EXPECT_TRUE(contains(way.out, "ascend-setup-host-" + version +
-                                    ".so as an extension module of the interpreter (no shared "
-                                    "libpython" +
-                                    version + " under " + (dir.path() / "static").string() + ")"))
-      << way.out;
-  const auto embedded_way = run_host({"--python", SYSTEM_PYTHON, "--host-version"}, tree, env);
-  EXPECT_FALSE(contains(embedded_way.out, "extension module")) << embedded_way.out;
+  const auto embedded_way =
+      run_host({"--python", embedded_python.string(), "--host-version"}, tree, env);
+  EXPECT_TRUE(contains(embedded_way.out, ", embedded by the host ")) << embedded_way.out;
+  EXPECT_TRUE(contains(embedded_way.out,
+                       "(libpython " + (dir.path() / "stand-in/shared/lib/libpython").string()))
+      << embedded_way.out;
+  const auto extension_way = run_host({"--python", SYSTEM_PYTHON, "--host-version"}, tree, env);
+  EXPECT_TRUE(contains(extension_way.out, "ascend-setup-host-" + version +
+                                              ".so as an extension module of the interpreter"))
+      << extension_way.out;
 
-  const auto embedded = run_host({"--python", SYSTEM_PYTHON, "--dump-kwargs"}, tree, env);
+  const auto embedded = run_host(
+      {"--python", embedded_python.string(), "--dump-kwargs", "--log-level", "debug"}, tree, env);
   ASSERT_EQ(embedded.exit_code, 0) << embedded.err;
+  EXPECT_TRUE(
+      contains(embedded.err, "embedded CPython " + version + " as " + embedded_python.string()))
+      << embedded.err;
   const auto extension =
-      run_host({"--python", python.string(), "--dump-kwargs", "--log-level", "debug"}, tree, env);
+      run_host({"--python", SYSTEM_PYTHON, "--dump-kwargs", "--log-level", "debug"}, tree, env);
   ASSERT_EQ(extension.exit_code, 0) << extension.err;
   EXPECT_EQ(extension.out, embedded.out);
   EXPECT_TRUE(contains(extension.err, "running as an extension module of CPython " + version +
-                                          " as " + python.string()))
+                                          " as " + SYSTEM_PYTHON))
       << extension.err;
 
-  const auto first = run_host({"--python", SYSTEM_PYTHON, "bdist_wheel"}, tree, env);
+  const auto first = run_host({"--python", embedded_python.string(), "bdist_wheel"}, tree, env);
   ASSERT_EQ(first.exit_code, 0) << first.err;
   const auto wheels = files_in(tree / "dist", ".whl");
   ASSERT_EQ(wheels.size(), 1u);
   const std::string embedded_wheel = read_file(wheels[0]);
-  const auto second = run_host({"--python", python.string(), "bdist_wheel"}, tree, env);
+  const auto second = run_host({"--python", SYSTEM_PYTHON, "bdist_wheel"}, tree, env);
   ASSERT_EQ(second.exit_code, 0) << second.err;
   EXPECT_TRUE(contains(second.err, "0 objects compiled")) << second.err;
   ASSERT_EQ(files_in(tree / "dist", ".whl"), wheels);
   EXPECT_TRUE(read_file(wheels[0]) == embedded_wheel) << "the two wheels differ";
 
   // A usage error and an error in setup.py: the same exit codes.
-  EXPECT_EQ(run_host({"--python", python.string(), "--dump-kwargs=all"}, tree, env).exit_code,
-            code::usage);
+  for (const std::string& python : {embedded_python.string(), std::string(SYSTEM_PYTHON)}) {
+    EXPECT_EQ(run_host({"--python", python, "--dump-kwargs=all"}, tree, env).exit_code,
+              code::usage);
+  }
   write_file(tree / "setup.py", "raise SystemExit(9)\n");
-  EXPECT_EQ(run_host({"--python", python.string(), "--dump-kwargs"}, tree, env).exit_code, 9);
+  for (const std::string& python : {embedded_python.string(), std::string(SYSTEM_PYTHON)}) {
+    EXPECT_EQ(run_host({"--python", python, "--dump-kwargs"}, tree, env).exit_code, 9);
+  }
+}
+
+// A static CPython with no shared libpython at all (manylinux's, a
+// --disable-shared build) is an extension module too, with the same run.
+TEST(Pythons,
+     InterpreterWithoutLibpythonIsServedAsAnExtensionModule_StandInDebiansBinaryCopiedElsewhere) {
+  TempDir dir;
+  const fs::path tree = copy_example_tree(dir.path());
+  const fs::path python = static_python_stand_in(dir.path());
+  const std::string version = python_version(SYSTEM_PYTHON);
+  EXPECT_EQ(must_run({python.string(), "-c", "print(1 + 1)"}, dir.path()), "2\n");
+  const Env env = offline_env(dir.path());
+  const auto way = run_host({"--python", python.string(), "--host-version"}, tree, env);
+  EXPECT_TRUE(contains(way.out, "ascend-setup-host-" + version +
+                                    ".so as an extension module of the interpreter (no shared "
+                                    "libpython" +
+                                    version + " under " + (dir.path() / "static").string() + ")"))
+      << way.out;
+  const auto copied = run_host({"--python", python.string(), "--dump-kwargs"}, tree, env);
+  ASSERT_EQ(copied.exit_code, 0) << copied.err;
+  const auto installed = run_host({"--python", SYSTEM_PYTHON, "--dump-kwargs"}, tree, env);
+  ASSERT_EQ(installed.exit_code, 0) << installed.err;
+  EXPECT_EQ(copied.out, installed.out);
 }
 
 // No free-threaded CPython exists here: a script in front of "the

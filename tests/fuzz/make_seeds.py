@@ -11,6 +11,7 @@ import io
 import lzma
 import pathlib
 import shutil
+import struct
 import tarfile
 import zipfile
 
@@ -216,6 +217,43 @@ TEXT_SEEDS = {
 }
 
 
+def elf_image(needed, dynamic=True, elf_class=2, byte_order=1):
+    """An x86_64 executable's headers as a linker lays them out: one loaded
+    segment at 0x400000 holding the string table and the dynamic section."""
+    base = 0x400000
+    strtab = b"\0" + b"".join(name.encode() + b"\0" for name in needed)
+    phnum = 2 if dynamic else 1
+    strtab_at = 64 + phnum * 56
+    dynamic_at = (strtab_at + len(strtab) + 7) // 8 * 8
+    offsets, at = [], 1
+    for name in needed:
+        offsets.append(at)
+        at += len(name) + 1
+    entries = [(1, offset) for offset in offsets]  # DT_NEEDED
+    entries += [(5, base + strtab_at), (10, len(strtab)), (0, 0)]  # DT_STRTAB, DT_STRSZ, DT_NULL
+    dynamic_bytes = b"".join(struct.pack("<qQ", tag, value) for tag, value in entries)
+    size = dynamic_at + (len(dynamic_bytes) if dynamic else 0)
+    header = (b"\x7fELF" + bytes([elf_class, byte_order, 1, 0]) + bytes(8)
+              + struct.pack("<HHIQQQIHHHHHH", 2, 62, 1, base, 64, 0, 0, 64, 56, phnum, 64, 0, 0))
+    segments = struct.pack("<IIQQQQQQ", 1, 5, 0, base, base, size, size, 0x1000)
+    if dynamic:
+        segments += struct.pack("<IIQQQQQQ", 2, 6, dynamic_at, base + dynamic_at, base + dynamic_at,
+                                len(dynamic_bytes), len(dynamic_bytes), 8)
+    image = header + segments + strtab
+    image += bytes(dynamic_at - len(image))
+    return image + (dynamic_bytes if dynamic else b"")
+
+
+def elf_images():
+    out = corpus("elf_needed")
+    put(out, "on-libpython", elf_image(["libpython3.11.so.1.0", "libm.so.6", "libc.so.6"]))
+    put(out, "carries-the-interpreter", elf_image(["libm.so.6", "libz.so.1", "libexpat.so.1",
+                                                   "libc.so.6"]))
+    put(out, "static", elf_image([], dynamic=False))
+    put(out, "elf32", elf_image(["libc.so.6"], elf_class=1))
+    put(out, "big-endian", elf_image(["libc.so.6"], byte_order=2))
+
+
 def text_seeds():
     for target, seeds in TEXT_SEEDS.items():
         out = corpus(target)
@@ -232,6 +270,7 @@ def main():
     cgroups()
     proxies()
     versions()
+    elf_images()
 
 
 if __name__ == "__main__":

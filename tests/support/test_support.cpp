@@ -247,6 +247,17 @@ fs::path static_python_stand_in(const fs::path& dir) {
   return python;
 }
 
+fs::path embedded_python_stand_in(const fs::path& dir) {
+  const std::string version = python_version(SYSTEM_PYTHON);
+  const fs::path python = dir / "shared" / "bin" / ("python" + version);
+  fs::create_directories(python.parent_path());
+  fs::copy_file(PYTHON_ON_LIBPYTHON_STAND_IN, python, fs::copy_options::overwrite_existing);
+  const fs::path library = dir / "shared" / "lib" / ("libpython" + version + ".so.1.0");
+  fs::create_directories(library.parent_path());
+  fs::create_symlink(fs::canonical(DEFAULT_LIBPYTHON), library);
+  return python;
+}
+
 std::string path_with_stand_ins() { return path_with(STAND_INS); }
 
 std::string path_with_recording_git(const fs::path& bin, const fs::path& log) {

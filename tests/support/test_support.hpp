@@ -153,6 +153,14 @@ std::string python_version(const fs::path& python);
 // test when SYSTEM_PYTHON links a shared libpython.
 fs::path static_python_stand_in(const fs::path& dir);
 
+// An interpreter whose executable runs on a shared libpython, which the
+// launcher embeds: CPython's main linked against the default interpreter's
+// libpython3.X (tests/stand_ins/python_on_libpython.cpp) at
+// <dir>/shared/bin/python3.X, <dir>/shared/lib/libpython3.X.so.1.0 a link to
+// that library. Its stdlib and site-packages are the default interpreter's
+// (found through the library's built-in prefix).
+fs::path embedded_python_stand_in(const fs::path& dir);
+
 // PATH with the test stand-ins (tests/stand_ins: a recording cmake in front of
 // the real one, an auditwheel) first.
 std::string path_with_stand_ins();

@@ -6,14 +6,20 @@
 // `hosts.txt`, one `VERSION FILE` line per host: `ascend-setup-host-X.Y.so`,
 // the host module of a minor (no libpython in it), serves every installation
 // of the minor, one of two ways:
-// - embedded: when the installation has a shared libpythonX.Y, the launcher
-//   loads that library (RTLD_GLOBAL) and the module into itself and calls
-//   the module's embedded main, so each installation runs on its own
-//   libpython, prefix and site-packages;
-// - as an extension module: when it has none (a static interpreter:
-//   manylinux's, Debian's python3 without libpython3.X), the launcher execs
-//   the interpreter itself with a bootstrap that imports the module and runs
-//   the same host in it.
+// - embedded: when the interpreter's executable runs on the installation's
+//   shared libpythonX.Y (it names the library: pyenv's, python.org's
+//   --enable-shared builds), the launcher loads that library (RTLD_GLOBAL)
+//   and the module into itself and calls the module's embedded main, so
+//   each installation runs on its own libpython, prefix and site-packages;
+// - as an extension module: when the executable carries the interpreter
+//   itself (Debian's python3, built with LTO and PGO, even where
+//   libpython3.X is installed too; conda's; manylinux's and other static
+//   builds, which have no libpython at all), the launcher execs the
+//   interpreter with a bootstrap that imports the module and runs the same
+//   host in it: the interpreter's own code runs setup.py, as it runs any
+//   script. A build instrumented with AddressSanitizer embeds wherever a
+//   libpython exists: its module cannot load into an uninstrumented
+//   interpreter.
 // The patch options (--apply-patches, --patch-status, --restore-sources)
 // need no Python: the launcher runs them itself.
 #pragma once
@@ -55,6 +61,7 @@ struct HostChoice {
   std::filesystem::path host;
   HostStart start = HostStart::embedded;
   std::optional<std::filesystem::path> libpython;  // embedded: the installation's own
+  std::string why;  // extension: why not embedded ("no shared libpython3.13 under ...")
 };
 
 // The host serving `interpreter`; Error (exit 3) naming the supported
@@ -68,7 +75,7 @@ std::string describe_hosts(const std::vector<HostEntry>& hosts);
 // "embedded (libpython /usr/lib/.../libpython3.11.so.1.0)", "as an extension
 // module of the interpreter (no shared libpython3.13)", ...: the way a run
 // takes, for --host-version and the debug log.
-std::string describe_start(const HostChoice& choice, const InterpreterInfo& interpreter);
+std::string describe_start(const HostChoice& choice);
 
 // The whole launcher: --help and --host-version answered here, the patch
 // options run here, everything else handed to the chosen host with the

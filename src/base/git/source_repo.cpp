@@ -11,10 +11,54 @@
 
 #include <pthread.h>
 
+#include <atomic>
 #include <csignal>
 #include <exception>
+#include <mutex>
 #include <system_error>
 #include <utility>
+
+#if ASCEND_SETUP_DEFER_LIBGIT2_CA
+// The portable build links libgit2 and OpenSSL in, with libgit2's call of
+// SSL_CTX_set_default_verify_paths wrapped (ld --wrap, cmake/Dependencies.cmake):
+// libgit2's init calls it to load OpenSSL's default CA bundle, parsing every
+// certificate in it (a quarter of a --dump-kwargs's instructions), though
+// only a network operation checks one. Made during that init, the call is
+// kept for the first network operation (GitNetwork below), which loads the
+// same defaults into the same context first, as the init would have.
+struct ssl_ctx_st;
+extern "C" int __real_SSL_CTX_set_default_verify_paths(ssl_ctx_st* context);
+
+namespace {
+
+thread_local bool in_libgit2_init = false;
+std::atomic<ssl_ctx_st*> deferred_ca_context{nullptr};
+
+void load_default_ca() {
+  static std::once_flag loaded;
+  std::call_once(loaded, [] {
+    if (ssl_ctx_st* context = deferred_ca_context.load(); context != nullptr) {
+      __real_SSL_CTX_set_default_verify_paths(context);
+    }
+  });
+}
+
+}  // namespace
+
+extern "C" int __wrap_SSL_CTX_set_default_verify_paths(ssl_ctx_st* context) {
+  if (!in_libgit2_init) {
+    return __real_SSL_CTX_set_default_verify_paths(context);
+  }
+  deferred_ca_context = context;
+  return 1;
+}
+#else
+namespace {
+
+void load_default_ca() {}
+
+}  // namespace
+#endif
 
 // libgit2's *_options_init functions, not its *_INIT macros: clang reports
 // every field those brace lists leave out (-Wmissing-field-initializers).
@@ -23,7 +67,16 @@ namespace ascend_setup {
 void ensure_libgit2() {
   // The CA certificates are set before each network operation (GitNetwork
   // below): the run's choice, not the one the library's build baked in.
-  static const int initialised = git_libgit2_init();
+  static const int initialised = [] {
+#if ASCEND_SETUP_DEFER_LIBGIT2_CA
+    in_libgit2_init = true;
+    const int result = git_libgit2_init();
+    in_libgit2_init = false;
+    return result;
+#else
+    return git_libgit2_init();
+#endif
+  }();
   (void)initialised;
 }
 
@@ -160,6 +213,7 @@ class GitNetwork {
     ca_ = settings.git_ca(config_path(config, "http.sslCAInfo"),
                           config_path(config, "http.sslCAPath"));
     git_config_free(config);
+    load_default_ca();
     use_certificates(ca_);
   }
 

@@ -2,6 +2,7 @@
 
 #include "base/layer/environment.hpp"
 #include "base/process/process.hpp"
+#include "base/util/elf_file.hpp"
 #include "base/util/error.hpp"
 #include "base/util/executable_search.hpp"
 #include "base/util/numbers.hpp"
@@ -10,7 +11,6 @@
 
 #include <unistd.h>
 
-#include <fstream>
 #include <regex>
 #include <sstream>
 #include <vector>
@@ -20,13 +20,6 @@ namespace ascend_setup {
 namespace fs = std::filesystem;
 
 namespace {
-
-bool is_elf(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  char magic[4] = {};
-  in.read(magic, sizeof magic);
-  return in && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F';
-}
 
 // A venv's pyvenv.cfg: `home` (its base's bin directory) and `version` (or
 // virtualenv's `version_info`). False when there is no such file or it
@@ -55,7 +48,7 @@ bool read_binary_name(const fs::path& executable, InterpreterInfo& info) {
   static const std::regex name(R"(python(\d+)\.(\d+)(t?))");
   std::smatch match;
   const std::string file = real.filename().string();
-  if (ec || !std::regex_match(file, match, name) || !is_elf(real)) {
+  if (ec || !std::regex_match(file, match, name) || !is_elf_file(real)) {
     return false;
   }
   info.version = match[1].str() + "." + match[2].str();
@@ -92,7 +85,7 @@ void ask_interpreter(InterpreterInfo& info) {
   info.free_threaded = lines[2].find('t') != std::string::npos;
   info.base_prefix = lines[3];
   // A script in front of the interpreter (a pyenv shim): pose as the program it runs.
-  if (!is_elf(info.executable) && !lines[4].empty()) {
+  if (!is_elf_file(info.executable) && !lines[4].empty()) {
     info.executable = lines[4];
   }
 }

@@ -2,6 +2,7 @@
 
 #include "base/launch/host_process.hpp"
 #include "base/launch/run_start.hpp"
+#include "base/util/elf_file.hpp"
 #include "base/util/error.hpp"
 #include "base/util/strings.hpp"
 
@@ -9,6 +10,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -35,6 +37,36 @@ std::optional<fs::path> shared_libpython(const fs::path& prefix, const std::stri
   }
   return std::nullopt;
 }
+
+// Whether the interpreter's executable loads the shared libpython (names it
+// in its dynamic section) rather than carrying the interpreter itself. An
+// executable that cannot be read as ELF (a script in front of it) counts as
+// loading it, so that the start stays the embedded one where it was.
+bool runs_on_libpython(const InterpreterInfo& interpreter) {
+  std::error_code ec;
+  const fs::path real = fs::canonical(interpreter.executable, ec);
+  const auto needed = ec ? std::nullopt : elf_needed_of_file(real);
+  if (!needed) {
+    return true;
+  }
+  const std::string prefix = "libpython" + interpreter.version + ".so";
+  return std::any_of(needed->begin(), needed->end(),
+                     [&](const std::string& name) { return name.starts_with(prefix); });
+}
+
+// An AddressSanitizer build's module needs the sanitizer's runtime loaded
+// first, which an interpreter started on its own does not have.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool instrumented = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool instrumented = true;
+#else
+constexpr bool instrumented = false;
+#endif
+#else
+constexpr bool instrumented = false;
+#endif
 
 // Run by the static interpreter with `-c`: the host module imported from its
 // file (nothing added to sys.path; the '' that -c put first taken off, as the
@@ -152,24 +184,33 @@ HostChoice choose_host(const std::vector<HostEntry>& hosts, const fs::path& dire
                 how_to_add());
   }
   for (const auto& host : hosts) {
-    if (host.version == interpreter.version) {
-      auto libpython = shared_libpython(interpreter.base_prefix, interpreter.version);
-      return {directory / host.file, libpython ? HostStart::embedded : HostStart::extension,
-              libpython};
+    if (host.version != interpreter.version) {
+      continue;
     }
+    const fs::path file = directory / host.file;
+    const auto libpython = shared_libpython(interpreter.base_prefix, interpreter.version);
+    if (!libpython) {
+      return {file, HostStart::extension, std::nullopt,
+              "no shared libpython" + interpreter.version + " under " +
+                  interpreter.base_prefix.string()};
+    }
+    if (!instrumented && !runs_on_libpython(interpreter)) {
+      return {file, HostStart::extension, std::nullopt,
+              "its executable carries the interpreter; it does not load " + libpython->string()};
+    }
+    return {file, HostStart::embedded, libpython, ""};
   }
   throw Error(who + ", a CPython " + interpreter.version + ": " + served + "; " + how_to_add());
 }
 
-std::string describe_start(const HostChoice& choice, const InterpreterInfo& interpreter) {
+std::string describe_start(const HostChoice& choice) {
   switch (choice.start) {
     case HostStart::embedded:
       return "embedded by the host " + choice.host.string() + " (libpython " +
              choice.libpython->string() + ")";
     case HostStart::extension:
-      return "the host " + choice.host.string() +
-             " as an extension module of the interpreter (no shared libpython" +
-             interpreter.version + " under " + interpreter.base_prefix.string() + ")";
+      return "the host " + choice.host.string() + " as an extension module of the interpreter (" +
+             choice.why + ")";
   }
   return "";
 }
@@ -192,7 +233,7 @@ int launch(const HostOptions& options, const std::vector<std::string>& argv) {
       const InterpreterInfo interpreter = resolve_interpreter(options.python);
       std::cout << interpreter.origin << ": CPython " << interpreter.version << " at "
                 << interpreter.executable.string() << ", "
-                << describe_start(choose_host(hosts, directory, interpreter), interpreter) << "\n";
+                << describe_start(choose_host(hosts, directory, interpreter)) << "\n";
     } catch (const Error& error) {
       std::cout << "not served: " << error.what() << "\n";
     }
@@ -202,7 +243,7 @@ int launch(const HostOptions& options, const std::vector<std::string>& argv) {
   const HostChoice choice = choose_host(hosts, directory, interpreter);
   ::setenv(interpreter_env, interpreter.executable.c_str(), 1);
   spdlog::debug("CPython {} at {} ({}): {}", interpreter.version, interpreter.executable.string(),
-                interpreter.origin, describe_start(choice, interpreter));
+                interpreter.origin, describe_start(choice));
   if (choice.start == HostStart::embedded) {
     return run_embedded(choice, argv);
   }
