@@ -53,7 +53,7 @@ std::string normalized_name(const std::string& name) {
   return out;
 }
 
-// The project a requirement names ("triton==X.Y.Z; ..." -> "triton").
+// The project a requirement names: its text before any version specifier, extra or marker.
 std::string requirement_name(const std::string& requirement) {
   const std::string text = trim(requirement);
   std::size_t end = 0;
