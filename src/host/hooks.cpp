@@ -2,6 +2,7 @@
 
 #include "base/jobs/job_limits.hpp"
 #include "base/launch/run_start.hpp"
+#include "base/layer/environment.hpp"
 #include "base/process/stop_signals.hpp"
 #include "base/util/error.hpp"
 #include "base/util/log.hpp"
@@ -12,7 +13,6 @@
 #include <signal.h>
 #include <spdlog/spdlog.h>
 
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -119,8 +119,8 @@ void start_host_in_python() {
     return;
   }
   init_logging();
-  const char* level = std::getenv("ASCEND_SETUP_LOG_LEVEL");
-  set_log_level(level != nullptr && *level != '\0' ? level : "info");
+  // As the command's default level: through the environment registry.
+  set_log_level(env_value(EnvVar::log_level, nullptr).value_or("info"));
   connect_host_to_python();
   started = true;
 }
