@@ -38,4 +38,17 @@ TEST(BuildSummary, ARecompactedLogCountsOnlyWhatThisBuildRan) {
   EXPECT_EQ(build_summary().objects_up_to_date, 3);
 }
 
+TEST(BuildSummary, TheCompileCacheLineOnlyWhenCompilesWentThroughIt) {
+  BuildSummary summary;
+  summary.any = true;
+  EXPECT_EQ(format_build_summary(summary).find("compile cache"), std::string::npos);
+  summary.compile_cache = parse_ccache_stats_log(
+                              "# /t/a.cpp\ncache_miss\n# /t/b.cpp\ndirect_cache_hit\n"
+                              "remote_storage_hit\n# /t/c.cpp\ndirect_cache_hit\n")
+                              .figures;
+  EXPECT_NE(format_build_summary(summary).find(
+                "compile cache 2 hits (1 local, 1 remote), 1 misses, 0 not cacheable"),
+            std::string::npos);
+}
+
 }  // namespace

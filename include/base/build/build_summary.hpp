@@ -1,9 +1,12 @@
 // The one summary at the end of a build, on stderr: objects compiled and up
 // to date (from ninja's .ninja_log and build.ninja), seconds in configure,
-// compile, link, pack and repair, the wheel's size and path. The overrides
+// compile, link, pack and repair, the compile cache's hits (local and
+// remote) and misses, the wheel's size and path. The overrides
 // add to it as the phases run; print_build_summary() prints it once, when
 // something was built or packed (a --name or --version run prints nothing).
 #pragma once
+
+#include "base/build/compile_cache_log.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -27,6 +30,9 @@ struct BuildSummary {
   size_t entries_compressed = 0;
   size_t hard_links = 0;
   std::optional<std::filesystem::path> wheel;
+  // The compile cache's outcomes for this build's compiles (ccache's stats
+  // log); printed when any compile went through the cache.
+  CompileCacheFigures compile_cache;
 };
 
 BuildSummary& build_summary();

@@ -109,6 +109,13 @@ std::string format_build_summary(const BuildSummary& s) {
       "link {:.1f} s, pack {:.1f} s, repair {:.1f} s\n",
       s.objects_compiled, s.objects_up_to_date, s.configure_seconds, s.compile_seconds,
       s.link_seconds, s.pack_seconds, s.repair_seconds);
+  if (const CompileCacheFigures& cache = s.compile_cache; cache.any()) {
+    text += fmt::format(
+        "ascend-setup: build summary: compile cache {} hits ({} local, {} remote), {} misses, {} "
+        "not cacheable\n",
+        cache.local_hits + cache.remote_hits, cache.local_hits, cache.remote_hits, cache.misses,
+        cache.uncacheable);
+  }
   if (s.wheel) {
     std::error_code error;
     const auto size = fs::file_size(*s.wheel, error);
