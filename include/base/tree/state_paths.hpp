@@ -22,4 +22,19 @@ inline std::filesystem::path journal_dir(const std::filesystem::path& patch_stat
 }
 inline constexpr const char* journal_file_name = "journal.json";
 
+// <tree>/build/ascend-setup/compile-cache.log: ccache's stats log
+// (CCACHE_STATSLOG) of the last build that compiled through the cache, emptied
+// when a build starts; read for the summary and the build report.
+inline std::filesystem::path compile_cache_log_path(const std::filesystem::path& tree_root) {
+  return state_dir(tree_root) / "compile-cache.log";
+}
+
+// The last build's trace (Chrome trace events) and its report (one HTML page).
+inline std::filesystem::path build_trace_path(const std::filesystem::path& tree_root) {
+  return state_dir(tree_root) / "build-trace.json";
+}
+inline std::filesystem::path build_report_path(const std::filesystem::path& tree_root) {
+  return state_dir(tree_root) / "build-report.html";
+}
+
 }  // namespace ascend_setup
