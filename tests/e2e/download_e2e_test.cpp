@@ -93,6 +93,82 @@ TEST_F(DownloadE2eTest, UnreachableServerIsOneLineAndExit3) {
   EXPECT_FALSE(fs::exists(package_root / "llvm-e2e"));
 }
 
+// A package mirror inside the CI cluster: nginx's proxy_cache in front of the
+// origin nginx. The first build fills it (the origin sends the package
+// once); a second build with another TRITON_HOME fetches from the mirror only.
+// A mirror that lacks a file: one warning, then the origin.
+TEST_F(DownloadE2eTest, AMirrorServesASecondTritonHomeAndAMissingFileFallsBack) {
+  NginxServer origin(dir.path() / "origin", www);
+  const std::string base = "http://127.0.0.1:" + std::to_string(origin.port());
+  CachingMirror mirror(dir.path() / "mirror", base);
+  cmake_doing_nothing();
+  env["ASCEND_SETUP_PACKAGE_MIRROR"] = mirror.base_url() + "/";
+  const auto first = host(with_profile(base, {"build_ext"}));
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.err.find("from the package mirror (" + mirror.base_url() + "/llvm-e2e.tar.gz)"),
+            std::string::npos)
+      << first.err;
+  EXPECT_EQ(read_file(package_root / "llvm-e2e" / "version.txt"), base + "/llvm-e2e.tar.gz");
+  const std::uint64_t size = fs::file_size(www / "llvm-e2e.tar.gz");
+  EXPECT_LE(origin.body_bytes_sent(), size + size / 10)
+      << ::testing::PrintToString(origin.log_lines());
+  const size_t origin_requests = origin.log_lines().size();
+
+  TempDir other_home;
+  env["TRITON_HOME"] = other_home.path().string();
+  const auto second = host(with_profile(base, {"build_ext"}));
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(read_file(other_home.path() / ".triton" / "llvm" / "llvm-e2e" / "version.txt"),
+            base + "/llvm-e2e.tar.gz");
+  EXPECT_EQ(origin.log_lines().size(), origin_requests)
+      << ::testing::PrintToString(origin.log_lines());
+  EXPECT_GE(mirror.responses_with("HIT"), 1) << ::testing::PrintToString(mirror.log_lines());
+  EXPECT_EQ(second.err.find("warning"), std::string::npos) << second.err;
+
+  // The mirror in front of a server without the file: 404, one warning, the origin.
+  TempDir third_home;
+  env["TRITON_HOME"] = third_home.path().string();
+  const fs::path empty = dir.path() / "empty-www";
+  fs::create_directories(empty);
+  NginxServer empty_origin(dir.path() / "empty-origin", empty);
+  CachingMirror lacking(dir.path() / "lacking",
+                        "http://127.0.0.1:" + std::to_string(empty_origin.port()));
+  env["ASCEND_SETUP_PACKAGE_MIRROR"] = lacking.base_url();
+  const auto third = host(with_profile(base, {"build_ext"}));
+  ASSERT_EQ(third.exit_code, 0) << third.err;
+  const std::string warning =
+      "warning: the package mirror cannot serve " + lacking.base_url() + "/llvm-e2e.tar.gz";
+  const auto at = third.err.find(warning);
+  EXPECT_NE(at, std::string::npos) << third.err;
+  EXPECT_EQ(third.err.find(warning, at + 1), std::string::npos) << third.err;
+  EXPECT_EQ(read_file(third_home.path() / ".triton" / "llvm" / "llvm-e2e" / "version.txt"),
+            base + "/llvm-e2e.tar.gz");
+  EXPECT_GT(origin.log_lines().size(), origin_requests);
+
+  // A mirror that is down: one warning, the origin.
+  TempDir fourth_home;
+  env["TRITON_HOME"] = fourth_home.path().string();
+  env["ASCEND_SETUP_PACKAGE_MIRROR"] = "http://127.0.0.1:" + std::to_string(free_port());
+  const auto fourth = host(with_profile(base, {"build_ext"}));
+  ASSERT_EQ(fourth.exit_code, 0) << fourth.err;
+  const auto first_warning = fourth.err.find("warning:");
+  EXPECT_NE(first_warning, std::string::npos) << fourth.err;
+  EXPECT_EQ(fourth.err.find("warning:", first_warning + 1), std::string::npos) << fourth.err;
+  EXPECT_TRUE(fs::exists(fourth_home.path() / ".triton" / "llvm" / "llvm-e2e" / "version.txt"));
+}
+
+TEST_F(DownloadE2eTest, AMirrorThatIsNotAnHttpURLIsOneLineAndExit2) {
+  env["ASCEND_SETUP_PACKAGE_MIRROR"] = "ftp://mirror.example/packages";
+  cmake_doing_nothing();
+  const auto result = host(with_profile("http://127.0.0.1:9", {"build_ext"}));
+  EXPECT_EQ(result.exit_code, ascend_setup::exit_code::usage) << result.err;
+  EXPECT_NE(result.err.find("error: ASCEND_SETUP_PACKAGE_MIRROR: 'ftp://mirror.example/packages' "
+                            "is not an http:// or https:// URL"),
+            std::string::npos)
+      << result.err;
+  EXPECT_EQ(result.err.find("Traceback"), std::string::npos) << result.err;
+}
+
 TEST_F(DownloadE2eTest, OfflineBuildKeepsItsMeaning) {
   NginxServer nginx(dir.path() / "nginx", www);
   const std::string base = "http://127.0.0.1:" + std::to_string(nginx.port());

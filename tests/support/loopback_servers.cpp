@@ -309,7 +309,7 @@ void DistccDaemon::kill() {
 
 std::unique_ptr<BackgroundProcess> start_nginx(const fs::path& dir, const std::string& log_format,
                                                const std::function<std::string(int)>& server,
-                                               int& port) {
+                                               int& port, const std::string& http_extra) {
   fs::create_directories(dir);
   // A port taken between free_port() and nginx's bind: another try (at most 5).
   for (int attempt = 0; attempt < 5; ++attempt) {
@@ -326,7 +326,7 @@ std::unique_ptr<BackgroundProcess> start_nginx(const fs::path& dir, const std::s
       conf << "  " << temp << "_temp_path " << (dir / (std::string(temp) + "_temp")).string()
            << ";\n";
     }
-    conf << "  server {\n" << server(port) << "  }\n}\n";
+    conf << http_extra << "  server {\n" << server(port) << "  }\n}\n";
     write_file(dir / "nginx.conf", conf.str());
     auto process = std::make_unique<BackgroundProcess>(std::vector<std::string>{
         "/usr/sbin/nginx", "-p", dir.string(), "-e", (dir / "error.log").string(), "-c",
@@ -376,6 +376,30 @@ int NginxServer::responses(int status) const {
   int count = 0;
   for (const auto& line : log_lines()) {
     count += std::stoi(line) == status ? 1 : 0;
+  }
+  return count;
+}
+
+CachingMirror::CachingMirror(const fs::path& dir, const std::string& origin) : dir_(dir) {
+  process_ = start_nginx(
+      dir_, "$status $body_bytes_sent $upstream_cache_status",
+      [&](int port) {
+        return "    listen 127.0.0.1:" + std::to_string(port) +
+               ";\n    location / {\n      proxy_pass " + origin +
+               ";\n      proxy_cache mirror;\n      proxy_cache_valid 200 1d;\n"
+               "      proxy_cache_lock on;\n      proxy_cache_lock_timeout 60s;\n    }\n";
+      },
+      port_,
+      "  proxy_cache_path " + (dir_ / "cache").string() +
+          " levels=1:2 keys_zone=mirror:1m max_size=1g inactive=1d use_temp_path=off;\n");
+}
+
+std::vector<std::string> CachingMirror::log_lines() const { return lines_of(dir_ / "access.log"); }
+
+int CachingMirror::responses_with(const std::string& cache_status) const {
+  int count = 0;
+  for (const auto& line : log_lines()) {
+    count += line.ends_with(" " + cache_status) ? 1 : 0;
   }
   return count;
 }

@@ -65,9 +65,27 @@ class NginxServer {
 // lines in `log_format`) with the server block `server(port)` on a free port
 // (`port`; another try when it is taken, at most 5). nullptr (a test
 // failure) when it does not start.
+// `http_extra`: directives at the http level (before the server block).
 std::unique_ptr<BackgroundProcess> start_nginx(const fs::path& dir, const std::string& log_format,
                                                const std::function<std::string(int)>& server,
-                                               int& port);
+                                               int& port, const std::string& http_extra = "");
+
+// nginx on 127.0.0.1 as a package mirror inside a CI cluster: a proxy_cache
+// in front of `origin` (a base URL, "http://127.0.0.1:PORT"), one fill from
+// the origin however many range requests arrive at once (proxy_cache_lock).
+// Access log lines "<status> <bytes> <cache status>" (HIT, MISS, ...).
+class CachingMirror {
+ public:
+  CachingMirror(const fs::path& dir, const std::string& origin);
+  std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  std::vector<std::string> log_lines() const;
+  int responses_with(const std::string& cache_status) const;
+
+ private:
+  fs::path dir_;
+  int port_ = 0;
+  std::unique_ptr<BackgroundProcess> process_;
+};
 
 // The fault-injecting stand-in server; its mode can change between requests.
 class FaultServer {

@@ -103,6 +103,73 @@ TEST_F(DownloadTest, NginxServesThePackageInParallelRanges) {
   EXPECT_EQ(nginx.log_lines().size(), requests);
 }
 
+TEST(PackageMirror, TheFileNameOfTheURLUnderTheMirror) {
+  EXPECT_EQ(mirror_url("http://m:8080/cache/", "https://o.example/a/b/llvm-x.tar.gz?sig=1#f"),
+            "http://m:8080/cache/llvm-x.tar.gz");
+  EXPECT_EQ(mirror_url("http://m", "http://o/llvm.tgz"), "http://m/llvm.tgz");
+  EXPECT_EQ(mirror_url("", "http://o/llvm.tgz"), std::nullopt);
+  EXPECT_EQ(mirror_url("http://m", "http://o"), std::nullopt);
+  EXPECT_EQ(mirror_url("http://m", "http://o/"), std::nullopt);
+  EXPECT_EQ(mirror_url("http://m", "http://o/a/.."), std::nullopt);
+  EXPECT_EQ(mirror_url("http://m", "http://o/a/.?x=/y"), std::nullopt);
+  EXPECT_EQ(mirror_url("http://m", "not a url"), std::nullopt);
+}
+
+TEST(PackageMirror, TheSettingIsAnHttpURLOrAUsageError) {
+  for (const char* bad : {"ftp://m/", "m.example/cache", "http://m/a b", " "}) {
+    ::setenv("ASCEND_SETUP_PACKAGE_MIRROR", bad, 1);
+    if (std::string(bad) == " ") {
+      EXPECT_EQ(download_options_from_environment().package_mirror, "");
+      continue;
+    }
+    try {
+      download_options_from_environment();
+      ADD_FAILURE() << bad << " was taken";
+    } catch (const Error& error) {
+      EXPECT_EQ(error.kind(), ErrorKind::usage) << bad;
+      EXPECT_NE(std::string(error.what()).find("ASCEND_SETUP_PACKAGE_MIRROR"), std::string::npos);
+    }
+  }
+  ::setenv("ASCEND_SETUP_PACKAGE_MIRROR", "HTTPS://m.example/cache/", 1);
+  EXPECT_EQ(download_options_from_environment().package_mirror, "HTTPS://m.example/cache/");
+  ::unsetenv("ASCEND_SETUP_PACKAGE_MIRROR");
+}
+
+// The mirror has the file: the origin (a port nothing listens on) is never
+// asked, and the package is the origin URL's.
+TEST_F(DownloadTest, AMirrorThatHasTheFileServesIt) {
+  NginxServer mirror(dir.path() / "mirror", www);
+  const std::string url = "http://127.0.0.1:" + std::to_string(free_port()) + "/llvm-test.tar.gz";
+  DownloadOptions options = test_options();
+  options.package_mirror = "http://127.0.0.1:" + std::to_string(mirror.port()) + "/";
+  const PackageOutcome outcome = fetch_package(spec(url), options);
+  EXPECT_TRUE(outcome.fetched);
+  expect_whole_package(url);
+  EXPECT_GE(mirror.responses(206), 1) << ::testing::PrintToString(mirror.log_lines());
+}
+
+// A mirror without the file (404) and a mirror that is down: the origin serves.
+TEST_F(DownloadTest, AMirrorThatLacksTheFileOrIsDownFallsBackToTheOrigin) {
+  NginxServer origin(dir.path() / "origin", www);
+  const fs::path empty = dir.path() / "empty-www";
+  fs::create_directories(empty);
+  NginxServer mirror(dir.path() / "mirror", empty);
+  const std::string url = origin.url("llvm-test.tar.gz");
+  DownloadOptions options = test_options();
+  options.package_mirror = "http://127.0.0.1:" + std::to_string(mirror.port());
+  EXPECT_TRUE(fetch_package(spec(url), options).fetched);
+  expect_whole_package(url);
+  EXPECT_EQ(mirror.responses(404), 1) << ::testing::PrintToString(mirror.log_lines());
+  EXPECT_GE(origin.responses(206), 1);
+
+  fs::remove_all(cache);
+  const size_t asked = origin.log_lines().size();
+  options.package_mirror = "http://127.0.0.1:" + std::to_string(free_port()) + "/down";
+  EXPECT_TRUE(fetch_package(spec(url), options).fetched);
+  expect_whole_package(url);
+  EXPECT_GT(origin.log_lines().size(), asked);
+}
+
 TEST_F(DownloadTest, ProgressOnAPipeIsALinePerTenPercent) {
   NginxServer nginx(dir.path() / "nginx", www);
   DownloadOptions options = test_options();

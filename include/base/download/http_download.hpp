@@ -44,6 +44,9 @@ struct DownloadOptions {
   std::string label;                        // the name progress lines show
   // Progress on stderr: a live line on a terminal, else a line per 10% or 30 s.
   bool progress = true;
+  // ASCEND_SETUP_PACKAGE_MIRROR: a base URL fetch_package tries first for
+  // every package (package_fetch.hpp); empty: none. download_file ignores it.
+  std::string package_mirror;
 };
 
 struct DownloadResult {
@@ -67,7 +70,8 @@ class DownloadError : public Error {
 };
 
 // The options from the registry's download variables (connections, attempts,
-// stall seconds, backoff) and network_settings_from_environment() (proxies,
+// stall seconds, backoff, the package mirror: an http:// or https:// URL, else
+// a usage error) and network_settings_from_environment() (proxies,
 // CA: layer/environment.hpp).
 DownloadOptions download_options_from_environment();
 

@@ -20,6 +20,12 @@
 //   record (a mismatch: one warning, then it is fetched again). The failure's
 //   message says where it is kept. Only an archive libarchive cannot read is
 //   removed, so that the next run fetches it again.
+// - With a package mirror (DownloadOptions::package_mirror), the archive is
+//   fetched first from the mirror, under the URL's file name (mirror_url()),
+//   in one attempt; a mirror that fails or lacks the file is one warning,
+//   then the package's own URL (what the mirror had sent is not resumed from
+//   another server). The package is the same either way:
+//   its record and version.txt name the package's own URL.
 // Nothing is done when the package directory's `version.txt` holds the URL.
 #pragma once
 
@@ -27,6 +33,7 @@
 #include "base/tree/file_lock.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace ascend_setup {
@@ -70,6 +77,11 @@ PackageOutcome fetch_package(const PackageSpec& spec, const DownloadOptions& opt
 
 // The same, taking the lock itself when the package is not cached.
 PackageOutcome fetch_package(const PackageSpec& spec, const DownloadOptions& options);
+
+// `url`'s file name (its path's last segment, query and fragment dropped)
+// under `mirror` (trailing slashes dropped); nullopt when `mirror` is empty or
+// the URL names no file ("", ".", "..").
+std::optional<std::string> mirror_url(const std::string& mirror, const std::string& url);
 
 // curl -fL -C - -o <file> '<url>' && tar -xf <file> -C <root> && printf %s '<url>' >
 // <dir>/version.txt

@@ -45,6 +45,7 @@ enum class EnvVar {
   download_attempts,       // ASCEND_SETUP_DOWNLOAD_ATTEMPTS
   download_stall_seconds,  // ASCEND_SETUP_DOWNLOAD_STALL_SECONDS
   download_backoff_ms,     // ASCEND_SETUP_DOWNLOAD_BACKOFF_MS
+  package_mirror,          // ASCEND_SETUP_PACKAGE_MIRROR
   curl_ca_bundle,          // CURL_CA_BUNDLE
   ssl_cert_file,           // SSL_CERT_FILE
   requests_ca_bundle,      // REQUESTS_CA_BUNDLE

@@ -830,6 +830,20 @@ DownloadOptions download_options_from_environment() {
   options.backoff = std::chrono::milliseconds(
       positive(EnvVar::download_backoff_ms, int(options.backoff.count()), 600000));
   options.network = network_settings_from_environment();
+  if (const auto mirror = env_value(EnvVar::package_mirror, nullptr)) {
+    options.package_mirror = trim(*mirror);
+    const auto starts = [&](std::string_view scheme) {
+      return strncasecmp(options.package_mirror.c_str(), scheme.data(), scheme.size()) == 0;
+    };
+    const bool http = starts("http://") || starts("https://");
+    const bool blanks = std::any_of(options.package_mirror.begin(), options.package_mirror.end(),
+                                    [](unsigned char c) { return c <= ' ' || c == 0x7f; });
+    if (!options.package_mirror.empty() && (!http || blanks)) {
+      throw Error(env_name(EnvVar::package_mirror, nullptr) + ": '" + options.package_mirror +
+                      "' is not an http:// or https:// URL without blanks",
+                  ErrorKind::usage);
+    }
+  }
   return options;
 }
 

@@ -139,7 +139,47 @@ void unpack(const PackageSpec& spec, const fs::path& directory) {
   staged.commit();
 }
 
+// The archive from the mirror when it has it, else from the package's URL.
+DownloadResult download_package(const PackageSpec& spec, const fs::path& download,
+                                const DownloadOptions& options) {
+  if (const auto mirrored = mirror_url(options.package_mirror, spec.url)) {
+    DownloadOptions through_mirror = options;
+    through_mirror.attempts = 1;  // a mirror is a shortcut: no retry lines, the origin next
+    try {
+      DownloadResult result = download_file(*mirrored, download, through_mirror);
+      spdlog::info("fetched {} from the package mirror ({})", spec.url, *mirrored);
+      return result;
+    } catch (const DownloadError& error) {
+      spdlog::warn("the package mirror cannot serve {} ({}); fetching {} instead", *mirrored,
+                   error.what(), spec.url);
+    }
+  }
+  return download_file(spec.url, download, options);
+}
+
 }  // namespace
+
+std::optional<std::string> mirror_url(const std::string& mirror, const std::string& url) {
+  std::string base = mirror;
+  while (!base.empty() && base.back() == '/') {
+    base.pop_back();
+  }
+  const auto scheme = url.find("://");
+  if (base.empty() || scheme == std::string::npos) {
+    return std::nullopt;
+  }
+  const std::string_view rest = std::string_view(url).substr(scheme + 3);
+  const std::string_view path = rest.substr(0, rest.find_first_of("?#"));
+  const auto slash = path.rfind('/');
+  if (slash == std::string_view::npos) {
+    return std::nullopt;  // a host alone
+  }
+  const std::string_view name = path.substr(slash + 1);
+  if (name.empty() || name == "." || name == "..") {
+    return std::nullopt;
+  }
+  return base + "/" + std::string(name);
+}
 
 fs::path package_directory(const PackageSpec& spec) {
   return spec.name.empty() ? spec.root_dir : spec.root_dir / spec.name;
@@ -203,7 +243,7 @@ PackageOutcome fetch_package(const PackageSpec& spec, const DownloadOptions& opt
   } else {
     spdlog::info("fetching {} into {}", spec.url, outcome.directory.string());
     try {
-      outcome.download = download_file(spec.url, download, options);
+      outcome.download = download_package(spec, download, options);
     } catch (const DownloadError& error) {
       throw Error(std::string(error.offline() ? "offline or unreachable: " : "") +
                       "cannot download " + spec.url + " to " + outcome.directory.string() + " (" +

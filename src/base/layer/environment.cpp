@@ -87,6 +87,10 @@ const Row kRows[] = {
      [](const Profile*) { return std::string("ASCEND_SETUP_DOWNLOAD_BACKOFF_MS"); },
      [](const Profile*) -> std::optional<std::string> { return "1000"; },
      "the first retry's delay in ms, doubled each time up to 30 s"},
+    {EnvVar::package_mirror, Kind::text,
+     [](const Profile*) { return std::string("ASCEND_SETUP_PACKAGE_MIRROR"); }, none,
+     "a base URL tried first for every package, with the package's file name under it "
+     "(falls back to the package's own URL)"},
     // The network of the downloads and the git fetches (doc/downloads.md).
     {EnvVar::curl_ca_bundle, Kind::text,
      [](const Profile*) { return std::string("CURL_CA_BUNDLE"); }, none,
