@@ -51,25 +51,27 @@ TEST(BuildSummary, TheCompileCacheLineOnlyWhenCompilesWentThroughIt) {
             std::string::npos);
 }
 
-// A ninja run's jobs keep the run's start; its link jobs' seconds are the
-// link span, the rest of the run the compile span, both named in the line.
+// A ninja run's jobs keep the run's start; the wall time its link jobs ran
+// (two in parallel counted once) is the link span, the rest of the run the
+// compile span, both named in the line.
 TEST(BuildSummary, ANinjaRunSplitsIntoCompileAndLinkSpans) {
   TempDir dir;
   write_file(dir.path() / ".ninja_log", "# ninja log v5\n0\t10\t1\tCMakeFiles/x.dir/a.cpp.o\tx1\n");
   const NinjaLogEntries before = ninja_log_entries(dir.path());
   write_file(dir.path() / ".ninja_log",
              "# ninja log v5\n0\t10\t1\tCMakeFiles/x.dir/a.cpp.o\tx1\n"
-             "5\t900\t2\tCMakeFiles/x.dir/b.cpp.o\tx2\n900\t1400\t3\tlib/libx.so\tx3\n");
+             "5\t900\t2\tCMakeFiles/x.dir/b.cpp.o\tx2\n900\t1400\t3\tlib/libx.so\tx3\n"
+             "1000\t1300\t3\tbin/tool\tx4\n");
   build_summary() = BuildSummary{};
   const WallClock::time_point start = WallClock::now();
   add_ninja_run(dir.path(), before, start, 2.0);
   const BuildSummary& summary = build_summary();
-  ASSERT_EQ(summary.jobs.size(), 2u);
+  ASSERT_EQ(summary.jobs.size(), 3u);
   EXPECT_EQ(summary.jobs[0].output, "CMakeFiles/x.dir/b.cpp.o");
-  EXPECT_EQ(summary.jobs[1].output, "lib/libx.so");
-  EXPECT_EQ(summary.jobs[1].start_ms, 900);
-  EXPECT_EQ(summary.jobs[1].end_ms, 1400);
-  EXPECT_EQ(summary.jobs[1].run_start, start);
+  EXPECT_EQ(summary.jobs[2].output, "lib/libx.so");
+  EXPECT_EQ(summary.jobs[2].start_ms, 900);
+  EXPECT_EQ(summary.jobs[2].end_ms, 1400);
+  EXPECT_EQ(summary.jobs[2].run_start, start);
   EXPECT_DOUBLE_EQ(summary.seconds(BuildPhase::link), 0.5);
   EXPECT_DOUBLE_EQ(summary.seconds(BuildPhase::compile), 1.5);
   EXPECT_EQ(summary.build_dir, dir.path());

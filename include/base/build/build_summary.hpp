@@ -59,8 +59,9 @@ std::vector<NinjaJob> ninja_jobs_since(const std::filesystem::path& build_dir,
 void add_ninja_build(const std::filesystem::path& build_dir, const NinjaLogEntries& before);
 
 // One ninja run that started at `start` and took `seconds`: its jobs (since
-// `before`) into the summary's jobs, and its spans: link for the link jobs'
-// seconds (at most the run's), compile for the rest, from the run's start.
+// `before`) into the summary's jobs, and its spans: link for the wall time
+// any link job ran (at most the run's), compile for the rest, from the run's
+// start.
 void add_ninja_run(const std::filesystem::path& build_dir, const NinjaLogEntries& before,
                    WallClock::time_point start, double seconds);
 

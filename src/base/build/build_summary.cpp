@@ -136,15 +136,24 @@ void add_ninja_run(const fs::path& build_dir, const NinjaLogEntries& before,
                    WallClock::time_point start, double seconds) {
   BuildSummary& summary = build_summary();
   summary.build_dir = build_dir;
-  double link_ms = 0;
+  // The wall time some link job ran: the union of their intervals (parallel
+  // links counted once).
+  std::vector<std::pair<long long, long long>> links;
   for (NinjaJob& job : ninja_jobs_since(build_dir, before)) {
     if (!is_object(job.output) && is_link(job.output)) {
-      link_ms += static_cast<double>(job.end_ms - job.start_ms);
+      links.emplace_back(job.start_ms, job.end_ms);
     }
     job.run_start = start;
     summary.jobs.push_back(std::move(job));
   }
-  const double link_seconds = std::min(seconds, link_ms / 1000.0);
+  std::sort(links.begin(), links.end());
+  long long link_ms = 0;
+  long long covered_to = 0;
+  for (const auto& [from, to] : links) {
+    link_ms += std::max(0LL, to - std::max(from, covered_to));
+    covered_to = std::max(covered_to, to);
+  }
+  const double link_seconds = std::min(seconds, static_cast<double>(link_ms) / 1000.0);
   const double compile_seconds = seconds - link_seconds;
   summary.phases.push_back({BuildPhase::compile, start, compile_seconds});
   if (link_seconds > 0) {
