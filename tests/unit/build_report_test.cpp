@@ -1,4 +1,5 @@
 #include "base/build/build_report.hpp"
+#include "base/tree/state_paths.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -139,6 +140,29 @@ TEST(BuildReport, NamesAreEscapedTextNeverMarkup) {
             std::string::npos);
   EXPECT_NE(html.find("class=\"bar local-hit\""), std::string::npos);
   EXPECT_EQ(html.find("http"), std::string::npos) << "nothing fetched";
+}
+
+// A build that ran no job keeps the last trace and report; one that did
+// replaces both, a name that is not UTF-8 included (ninja logs bytes).
+TEST(BuildReport, WrittenAfterABuildThatRanAJobOnly) {
+  TempDir dir;
+  const fs::path tree = dir.path() / "tree";
+  write_file(build_trace_path(tree), "last\n");
+  write_file(build_report_path(tree), "last\n");
+  build_summary() = BuildSummary{};
+  build_summary().any = true;
+  build_summary().build_dir = dir.path() / "build";
+  record_build(tree);
+  EXPECT_EQ(test_support::read_file(build_trace_path(tree)), "last\n");
+  EXPECT_EQ(test_support::read_file(build_report_path(tree)), "last\n");
+
+  build_summary().jobs.push_back({"CMakeFiles/x.dir/bad\xff.cpp.o", 0, 5, WallClock::now()});
+  record_build(tree);
+  const auto trace = nlohmann::json::parse(test_support::read_file(build_trace_path(tree)));
+  EXPECT_EQ(trace["traceEvents"].back()["name"], "CMakeFiles/x.dir/bad\xef\xbf\xbd.cpp.o");
+  EXPECT_NE(test_support::read_file(build_report_path(tree)).find("CMakeFiles/x.dir/bad"),
+            std::string::npos);
+  build_summary() = BuildSummary{};
 }
 
 }  // namespace

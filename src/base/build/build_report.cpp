@@ -321,7 +321,11 @@ void record_build(const fs::path& tree_root) {
       } catch (const Error& error) {
         spdlog::warn("the build report lists no wheel entries: {}", error.what());
       }
-      replace_file(build_trace_path(tree_root), build_trace(summary, outcomes).dump(1) + "\n");
+      // A name that is not UTF-8 (ninja writes bytes) gets U+FFFD, not an error.
+      replace_file(build_trace_path(tree_root),
+                   build_trace(summary, outcomes)
+                           .dump(1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                       "\n");
       replace_file(build_report_path(tree_root), build_report_html(summary, outcomes, entries));
       spdlog::info("build trace {} (Perfetto opens it), build report {}",
                    build_trace_path(tree_root).string(), build_report_path(tree_root).string());

@@ -11,8 +11,8 @@
 //     (base/jobs/compile_cluster.hpp) unless the call names a launcher
 //     already, and the configure and build calls are the configure, compile
 //     and link phases (build_phases.hpp: spans for the summary and the trace,
-//     with the jobs ninja's log says each build call ran); then the tools are copied next to the
-//     extension, executable and stripped.
+//     with the jobs ninja's log says each build call ran); then the tools are
+//     copied next to the extension, executable and stripped.
 //   A cmake call that fails while the disk of the build directory (the call's
 //     cwd, upstream's cmake dir), of the tree or of the temporary directory is
 //     nearly full (base/util/system_error.hpp) is reported as the full disk
