@@ -22,6 +22,8 @@ test_packages=(
   clang lld libclang-rt-14-dev binutils util-linux python3-venv python3-pip python3-build
   python3-setuptools-whl python3-wheel-whl python3-pip-whl libgtest-dev googletest
   nginx-light curl distcc ccache
+  # The build report rendered headless (tests/e2e/build_report_e2e_test.cpp).
+  chromium
   # The proxy and CA tests (tests/e2e/network_test.cpp): a CONNECT proxy, git's
   # smart HTTP behind nginx, the test CA.
   tinyproxy fcgiwrap openssl

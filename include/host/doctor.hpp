@@ -49,4 +49,9 @@ void print_doctor_text(const DoctorReport& report, std::ostream& out);
 // The JSON shape documented in doc/upgrading.md.
 nlohmann::ordered_json doctor_json(const DoctorReport& report);
 
+// One GitHub Actions error annotation per finding (util/github_actions.hpp):
+// its file (the details' "file", else setup.py for the findings about it),
+// relative to the tree root, and its line when the details have one.
+std::vector<std::string> doctor_annotations(const DoctorReport& report);
+
 }  // namespace ascend_setup

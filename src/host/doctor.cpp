@@ -7,6 +7,7 @@
 #include "base/git/source_repo.hpp"
 #include "base/tree/patch_engine.hpp"
 #include "base/util/error.hpp"
+#include "base/util/github_actions.hpp"
 #include "base/util/strings.hpp"
 #include "base/util/whole_file.hpp"
 #include "host/layer/carried_layer.hpp"
@@ -301,6 +302,29 @@ void print_doctor_text(const DoctorReport& report, std::ostream& out) {
     out << "  " << finding.kind << ": " << finding.message << "\n";
   }
   out << report.findings.size() << " finding" << (report.findings.size() == 1 ? "" : "s") << "\n";
+}
+
+std::vector<std::string> doctor_annotations(const DoctorReport& report) {
+  std::vector<std::string> annotations;
+  for (const DoctorFinding& finding : report.findings) {
+    std::string file;
+    if (const auto named = finding.details.find("file");
+        named != finding.details.end() && named->is_string()) {
+      file = named->get<std::string>();
+    } else if (finding.group == "setup.py" || finding.group == "imports" ||
+               finding.group == "version" || finding.group == "patch points") {
+      const auto relative = report.setup_py.lexically_relative(report.tree_root);
+      file = relative.empty() || *relative.begin() == ".." ? report.setup_py.string()
+                                                           : relative.string();
+    }
+    int line = 0;
+    if (const auto at = finding.details.find("line");
+        at != finding.details.end() && at->is_number_integer()) {
+      line = at->get<int>();
+    }
+    annotations.push_back(error_annotation(file, line, finding.group + ": " + finding.message));
+  }
+  return annotations;
 }
 
 nlohmann::ordered_json doctor_json(const DoctorReport& report) {

@@ -6,6 +6,7 @@
 #include "base/layer/environment.hpp"
 #include "base/tree/state_paths.hpp"
 #include "base/util/error.hpp"
+#include "base/util/github_actions.hpp"
 #include "base/util/machine_output.hpp"
 #include "host/doctor.hpp"
 #include "host/python/captured_setup.hpp"
@@ -88,6 +89,12 @@ int run_doctor_command(const HostOptions& options, const SourceTree& tree, const
     report = run_doctor(tree.root, tree.setup_py, profile, options.mode);
   } catch (py::error_already_set& error) {
     return report_python_error(error, Phase::loading_setup_py);
+  }
+  if (github_actions_from_environment().on) {
+    flush_python_streams();
+    for (const auto& annotation : doctor_annotations(report)) {
+      write_workflow_command(annotation);
+    }
   }
   if (options.doctor == DoctorMode::json) {
     print_json(out, doctor_json(report));

@@ -1,5 +1,6 @@
 #include "host/setup_call.hpp"
 
+#include "base/build/build_report.hpp"
 #include "base/build/build_summary.hpp"
 #include "base/jobs/compile_cluster.hpp"
 #include "base/jobs/job_limits.hpp"
@@ -9,6 +10,7 @@
 #include "base/tree/file_lock.hpp"
 #include "base/tree/patch_engine.hpp"
 #include "base/tree/state_paths.hpp"
+#include "base/util/github_actions.hpp"
 #include "base/util/platform_info.hpp"
 #include "host/layer/carried_layer.hpp"
 #include "host/layer/setup_kwargs.hpp"
@@ -82,6 +84,12 @@ py::dict apply_layer(const SetupCall& call, const py::object& module, const py::
 
 py::object build_with_layer(const SetupCall& call, const py::object& real_setup,
                             const py::dict& kwargs) {
+  // GitHub's groups come after what Python printed before them.
+  set_workflow_output_flush([] {
+    if (PyGILState_Check() != 0) {
+      flush_python_streams();
+    }
+  });
   py::object result;
   {
     const FileLock build_lock(state_dir(call.tree_root) / "build.lock",
@@ -90,6 +98,7 @@ py::object build_with_layer(const SetupCall& call, const py::object& real_setup,
   }
   flush_python_streams();
   print_build_summary();
+  record_build(call.tree_root);  // the trace, the report, GitHub's step summary
   if (call.profile->layer.warn_left_patched && build_summary().any) {
     warn_if_left_patched(call);
   }

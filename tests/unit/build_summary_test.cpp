@@ -27,13 +27,13 @@ TEST(BuildSummary, ARecompactedLogCountsOnlyWhatThisBuildRan) {
   write_file(dir.path() / ".ninja_log",
              "# ninja log v5\n0\t10\t100\ta.o\tx1\n0\t10\t100\tc.o\tx3\n0\t12\t200\tb.o\tx2\n");
   build_summary() = BuildSummary{};
-  add_ninja_build(dir.path(), before, 1.0);
+  add_ninja_build(dir.path(), before);
   EXPECT_EQ(build_summary().objects_compiled, 1);
   EXPECT_EQ(build_summary().objects_up_to_date, 2);
 
   // Nothing ran: nothing built.
   build_summary() = BuildSummary{};
-  add_ninja_build(dir.path(), ninja_log_entries(dir.path()), 0.0);
+  add_ninja_build(dir.path(), ninja_log_entries(dir.path()));
   EXPECT_EQ(build_summary().objects_compiled, 0);
   EXPECT_EQ(build_summary().objects_up_to_date, 3);
 }
@@ -49,6 +49,53 @@ TEST(BuildSummary, TheCompileCacheLineOnlyWhenCompilesWentThroughIt) {
   EXPECT_NE(format_build_summary(summary).find(
                 "compile cache 2 hits (1 local, 1 remote), 1 misses, 0 not cacheable"),
             std::string::npos);
+}
+
+// A ninja run's jobs keep the run's start; the wall time its link jobs ran
+// (two in parallel counted once) is the link span, the rest of the run the
+// compile span, both named in the line.
+TEST(BuildSummary, ANinjaRunSplitsIntoCompileAndLinkSpans) {
+  TempDir dir;
+  write_file(dir.path() / ".ninja_log", "# ninja log v5\n0\t10\t1\tCMakeFiles/x.dir/a.cpp.o\tx1\n");
+  const NinjaLogEntries before = ninja_log_entries(dir.path());
+  write_file(dir.path() / ".ninja_log",
+             "# ninja log v5\n0\t10\t1\tCMakeFiles/x.dir/a.cpp.o\tx1\n"
+             "5\t900\t2\tCMakeFiles/x.dir/b.cpp.o\tx2\n900\t1400\t3\tlib/libx.so\tx3\n"
+             "1000\t1300\t3\tbin/tool\tx4\n");
+  build_summary() = BuildSummary{};
+  const WallClock::time_point start = WallClock::now();
+  add_ninja_run(dir.path(), before, start, 2.0);
+  const BuildSummary& summary = build_summary();
+  ASSERT_EQ(summary.jobs.size(), 3u);
+  EXPECT_EQ(summary.jobs[0].output, "CMakeFiles/x.dir/b.cpp.o");
+  EXPECT_EQ(summary.jobs[2].output, "lib/libx.so");
+  EXPECT_EQ(summary.jobs[2].start_ms, 900);
+  EXPECT_EQ(summary.jobs[2].end_ms, 1400);
+  EXPECT_EQ(summary.jobs[2].run_start, start);
+  EXPECT_DOUBLE_EQ(summary.seconds(BuildPhase::link), 0.5);
+  EXPECT_DOUBLE_EQ(summary.seconds(BuildPhase::compile), 1.5);
+  EXPECT_EQ(summary.build_dir, dir.path());
+  build_summary().any = true;
+  const std::string line = format_build_summary(summary);
+  EXPECT_NE(line.find("compile 1.5 s, link 0.5 s"), std::string::npos) << line;
+  EXPECT_EQ(line.find("download"), std::string::npos) << "no download ran: " << line;
+}
+
+// GitHub's step summary: a Markdown table (a |---| row) with every phase.
+TEST(BuildSummary, TheMarkdownSummaryIsATable) {
+  BuildSummary summary;
+  EXPECT_EQ(format_build_summary_markdown(summary), "");
+  summary.any = true;
+  summary.objects_compiled = 8;
+  summary.phases.push_back({BuildPhase::download, WallClock::now(), 2.5});
+  const std::string text = format_build_summary_markdown(summary);
+  EXPECT_NE(text.find("\n|---|---|\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("| objects compiled | 8 |\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("| download | 2.5 s |\n"), std::string::npos) << text;
+  for (const BuildPhase phase : all_build_phases) {
+    EXPECT_NE(text.find("| " + std::string(build_phase_name(phase)) + " | "), std::string::npos)
+        << text;
+  }
 }
 
 }  // namespace

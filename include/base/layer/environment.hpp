@@ -8,6 +8,7 @@
 // naming the variable; prepare_environment() checks every row up front.
 #pragma once
 
+#include "base/util/github_actions.hpp"
 #include "base/util/network_settings.hpp"
 
 #include <nlohmann/json.hpp>
@@ -78,6 +79,9 @@ enum class EnvVar {
   bishengir_path,    // [bishengir] path_env
   toolkit_home,      // [npuir] toolkit_env
   npuir_ccache_dir,  // [npuir] ccache_env
+  // GitHub Actions' conventions (util/github_actions.hpp).
+  github_actions,       // GITHUB_ACTIONS (the runner's)
+  github_step_summary,  // GITHUB_STEP_SUMMARY (the runner's)
 };
 
 // The variable's name (from the profile; the tool's own need none).
@@ -130,6 +134,10 @@ std::string to_table(const std::vector<EnvEntry>& entries);
 // (util/network_settings.hpp). Throws Error(usage) for a value that is not
 // valid UTF-8.
 NetworkSettings network_settings_from_environment();
+
+// GITHUB_ACTIONS ("true" on GitHub's runners) and GITHUB_STEP_SUMMARY (its
+// step summary file, when set and not empty), through the registry.
+GithubActions github_actions_from_environment();
 
 // True when `text` is valid UTF-8 (no overlong forms, no surrogates).
 bool is_valid_utf8(const std::string& text);

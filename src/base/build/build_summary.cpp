@@ -1,9 +1,12 @@
 #include "base/build/build_summary.hpp"
 
+#include "base/util/strings.hpp"
 #include "base/util/whole_file.hpp"
 
 #include <spdlog/fmt/fmt.h>
 
+#include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -27,6 +30,36 @@ bool is_link(const std::string& output) {
 }
 
 }  // namespace
+
+std::string_view build_phase_name(BuildPhase phase) {
+  switch (phase) {
+    case BuildPhase::download:
+      return "download";
+    case BuildPhase::patch:
+      return "patch";
+    case BuildPhase::configure:
+      return "configure";
+    case BuildPhase::compile:
+      return "compile";
+    case BuildPhase::link:
+      return "link";
+    case BuildPhase::pack:
+      return "pack";
+    case BuildPhase::repair:
+      return "repair";
+  }
+  return "build";
+}
+
+double BuildSummary::seconds(BuildPhase phase) const {
+  double total = 0;
+  for (const PhaseSpan& span : phases) {
+    if (span.phase == phase) {
+      total += span.seconds;
+    }
+  }
+  return total;
+}
 
 BuildSummary& build_summary() {
   static BuildSummary summary;
@@ -52,27 +85,30 @@ NinjaLogEntries ninja_log_entries(const fs::path& build_dir) {
   return entries;
 }
 
-void add_ninja_build(const fs::path& build_dir, const NinjaLogEntries& before,
-                     double build_seconds) {
-  BuildSummary& summary = build_summary();
-  summary.any = true;
-  std::set<std::string> compiled;
-  double link_ms = 0;
+std::vector<NinjaJob> ninja_jobs_since(const fs::path& build_dir, const NinjaLogEntries& before) {
+  std::vector<NinjaJob> jobs;
   for (const auto& [output, line] : ninja_log_entries(build_dir)) {
     const auto old = before.find(output);
     if (old != before.end() && old->second == line) {
-      continue;  // not run by this build
+      continue;  // not run since
     }
     std::istringstream fields(line);
-    long long start = 0;
-    long long end = 0;
-    if (!(fields >> start >> end)) {
-      continue;
+    NinjaJob job;
+    if (fields >> job.start_ms >> job.end_ms) {
+      job.output = output;
+      jobs.push_back(std::move(job));
     }
-    if (is_object(output)) {
-      compiled.insert(output);
-    } else if (is_link(output)) {
-      link_ms += static_cast<double>(end - start);
+  }
+  return jobs;
+}
+
+void add_ninja_build(const fs::path& build_dir, const NinjaLogEntries& before) {
+  BuildSummary& summary = build_summary();
+  summary.any = true;
+  std::set<std::string> compiled;
+  for (const NinjaJob& job : ninja_jobs_since(build_dir, before)) {
+    if (is_object(job.output)) {
+      compiled.insert(job.output);
     }
   }
   // build.ninja: "build <object>: CXX_COMPILER__..." (CMake's rules).
@@ -94,21 +130,55 @@ void add_ninja_build(const fs::path& build_dir, const NinjaLogEntries& before,
   const int built = static_cast<int>(compiled.size());
   summary.objects_compiled += built;
   summary.objects_up_to_date += std::max(0, static_cast<int>(objects.size()) - built);
-  const double link_seconds = std::min(build_seconds, link_ms / 1000.0);
-  summary.link_seconds += link_seconds;
-  summary.compile_seconds += build_seconds - link_seconds;
+}
+
+void add_ninja_run(const fs::path& build_dir, const NinjaLogEntries& before,
+                   WallClock::time_point start, double seconds) {
+  BuildSummary& summary = build_summary();
+  summary.build_dir = build_dir;
+  // The wall time some link job ran: the union of their intervals (parallel
+  // links counted once).
+  std::vector<std::pair<long long, long long>> links;
+  for (NinjaJob& job : ninja_jobs_since(build_dir, before)) {
+    if (!is_object(job.output) && is_link(job.output)) {
+      links.emplace_back(job.start_ms, job.end_ms);
+    }
+    job.run_start = start;
+    summary.jobs.push_back(std::move(job));
+  }
+  std::sort(links.begin(), links.end());
+  long long link_ms = 0;
+  long long covered_to = 0;
+  for (const auto& [from, to] : links) {
+    link_ms += std::max(0LL, to - std::max(from, covered_to));
+    covered_to = std::max(covered_to, to);
+  }
+  const double link_seconds = std::min(seconds, static_cast<double>(link_ms) / 1000.0);
+  const double compile_seconds = seconds - link_seconds;
+  summary.phases.push_back({BuildPhase::compile, start, compile_seconds});
+  if (link_seconds > 0) {
+    summary.phases.push_back({BuildPhase::link,
+                              start + std::chrono::duration_cast<WallClock::duration>(
+                                          std::chrono::duration<double>(compile_seconds)),
+                              link_seconds});
+  }
 }
 
 std::string format_build_summary(const BuildSummary& s) {
   if (!s.any) {
     return "";
   }
-  std::string text = fmt::format(
-      "ascend-setup: build summary: {} objects compiled, {} up to date; configure {:.1f} s, "
-      "compile {:.1f} s, "
-      "link {:.1f} s, pack {:.1f} s, repair {:.1f} s\n",
-      s.objects_compiled, s.objects_up_to_date, s.configure_seconds, s.compile_seconds,
-      s.link_seconds, s.pack_seconds, s.repair_seconds);
+  // Every phase from configure on; download and patch when they ran.
+  std::vector<std::string> phases;
+  for (const BuildPhase phase : all_build_phases) {
+    const double seconds = s.seconds(phase);
+    if (seconds > 0 || (phase != BuildPhase::download && phase != BuildPhase::patch)) {
+      phases.push_back(fmt::format("{} {:.1f} s", build_phase_name(phase), seconds));
+    }
+  }
+  std::string text =
+      fmt::format("ascend-setup: build summary: {} objects compiled, {} up to date; {}\n",
+                  s.objects_compiled, s.objects_up_to_date, join(phases, ", "));
   if (const CompileCacheFigures& cache = s.compile_cache; cache.any()) {
     text += fmt::format(
         "ascend-setup: build summary: compile cache {} hits ({} local, {} remote), {} misses, {} "
@@ -127,6 +197,35 @@ std::string format_build_summary(const BuildSummary& s) {
         s.entries_compressed, s.entries_reused, s.hard_links);
   }
   return text;
+}
+
+std::string format_build_summary_markdown(const BuildSummary& s) {
+  if (!s.any) {
+    return "";
+  }
+  std::string text = "### ascend-setup build summary\n\n| | |\n|---|---|\n";
+  const auto row = [&text](const std::string& what, const std::string& value) {
+    // A cell holds no pipe and no line break.
+    std::string cell = replace_all(replace_all(value, "|", "\\|"), "\n", " ");
+    text += "| " + what + " | " + cell + " |\n";
+  };
+  row("objects compiled", std::to_string(s.objects_compiled));
+  row("objects up to date", std::to_string(s.objects_up_to_date));
+  for (const BuildPhase phase : all_build_phases) {
+    row(std::string(build_phase_name(phase)), fmt::format("{:.1f} s", s.seconds(phase)));
+  }
+  if (const CompileCacheFigures& cache = s.compile_cache; cache.any()) {
+    row("compile cache", fmt::format("{} hits ({} local, {} remote), {} misses, {} not cacheable",
+                                     cache.local_hits + cache.remote_hits, cache.local_hits,
+                                     cache.remote_hits, cache.misses, cache.uncacheable));
+  }
+  if (s.wheel) {
+    std::error_code error;
+    const auto size = fs::file_size(*s.wheel, error);
+    row("wheel", fmt::format("`{}` ({:.1f} MB, {} entries)", s.wheel->filename().string(),
+                             error ? 0.0 : static_cast<double>(size) / 1e6, s.entries));
+  }
+  return text + "\n";
 }
 
 void print_build_summary() {

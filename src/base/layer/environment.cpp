@@ -181,6 +181,14 @@ const Row kRows[] = {
     {EnvVar::npuir_ccache_dir, Kind::text, [](const Profile* p) { return p->npuir.ccache_env; },
      [](const Profile* p) -> std::optional<std::string> { return "<tree>/" + p->npuir.ccache_dir; },
      "ccache's directory for the NPUIR build (set for build.sh when unset)"},
+    // GitHub Actions: doc/build-report.md.
+    {EnvVar::github_actions, Kind::text,
+     [](const Profile*) { return std::string("GITHUB_ACTIONS"); }, none,
+     "true on GitHub's runners: long phases in collapsed groups, stale patch hunks and doctor "
+     "findings as annotations"},
+    {EnvVar::github_step_summary, Kind::text,
+     [](const Profile*) { return std::string("GITHUB_STEP_SUMMARY"); }, none,
+     "on GitHub Actions, the file the build summary is appended to as a Markdown table"},
 };
 
 const Row& row_of(EnvVar var) {
@@ -293,6 +301,15 @@ std::vector<EnvEntry> registry_rows(const Profile& profile) {
 }
 
 }  // namespace
+
+GithubActions github_actions_from_environment() {
+  GithubActions github;
+  github.on = env_value(EnvVar::github_actions, nullptr) == "true";
+  if (auto file = env_value(EnvVar::github_step_summary, nullptr); file && !file->empty()) {
+    github.step_summary = *file;
+  }
+  return github;
+}
 
 NetworkSettings network_settings_from_environment() {
   // The lower case name wins when both are set, as curl has it.

@@ -4,12 +4,15 @@
 
 #include "base/git/git_apply.hpp"
 #include "base/git/source_repo.hpp"
+#include "base/layer/environment.hpp"
 #include "base/layer/patch_files.hpp"
 #include "base/tree/file_lock.hpp"
 #include "base/tree/scratch_dir.hpp"
 #include "base/tree/state_paths.hpp"
 #include "base/tree/tree_transaction.hpp"
 #include "base/util/error.hpp"
+#include "base/util/github_actions.hpp"
+#include "base/util/numbers.hpp"
 #include "base/util/strings.hpp"
 #include "base/util/whole_file.hpp"
 
@@ -38,6 +41,20 @@ std::string timestamp() {
   char text[32];
   std::strftime(text, sizeof text, "%Y%m%d-%H%M%S", &local);
   return text;
+}
+
+// Where a failing hunk is: the first line that differs, else the line its
+// header starts at in the old file ("@@ -a,b +c,d @@"), else 0.
+int hunk_line(const HunkResult& hunk) {
+  if (hunk.line > 0) {
+    return hunk.line;
+  }
+  const auto at = hunk.header.find("@@ -");
+  if (at == std::string::npos) {
+    return 0;
+  }
+  return parse_integer(leading_digits(std::string_view(hunk.header).substr(at + 4)), 0, 1 << 30)
+      .value_or(0);
 }
 
 }  // namespace
@@ -240,6 +257,7 @@ void PatchEngine::report_troubled_files(const std::vector<std::string>& troubled
                                         bool force) const {
   const auto repo = SourceRepo::open(tree_root_);
   std::vector<std::string> stale;
+  std::vector<std::string> annotations;  // GitHub's, one per stale hunk
   std::vector<std::string> overlapping;
   for (const auto& file : troubled) {
     std::vector<std::string> hunks;
@@ -251,6 +269,9 @@ void PatchEngine::report_troubled_files(const std::vector<std::string>& troubled
         if (repo) {
           for (const auto& hunk : failing_hunks(diff_file, repo->committed_file(file))) {
             stale.push_back(patch.name + ": " + hunk.describe());
+            annotations.push_back(error_annotation(
+                hunk.file, hunk_line(hunk),
+                "the Ascend patch " + patch.name + " no longer fits: " + hunk.describe()));
           }
         }
         for (const auto& hunk : failing_hunks(diff_file, read_whole_file(tree_root_ / file))) {
@@ -268,6 +289,11 @@ void PatchEngine::report_troubled_files(const std::vector<std::string>& troubled
             : join(hunks, "; "));
   }
   if (!stale.empty()) {
+    if (github_actions_from_environment().on) {
+      for (const auto& annotation : annotations) {
+        write_workflow_command(annotation);
+      }
+    }
     throw Error("the Ascend patches no longer fit upstream's committed files (" +
                     std::to_string(stale.size()) + " hunk" + (stale.size() == 1 ? "" : "s") +
                     "): " + join(stale, "; ") +

@@ -16,6 +16,7 @@
 //   temporary directory's) is reported as the full disk (exit 3).
 #include "host/overrides/overrides.hpp"
 
+#include "base/build/build_phases.hpp"
 #include "base/build/build_summary.hpp"
 #include "base/layer/environment.hpp"
 #include "base/process/process.hpp"
@@ -31,8 +32,6 @@
 #include <fnmatch.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <chrono>
 
 #include <iostream>
 #include <map>
@@ -84,7 +83,7 @@ void repair_wheel(const Profile& profile, const PlatformInfo& platform, const fs
   }
   const fs::path wheel = *built.begin();
 
-  const auto start = std::chrono::steady_clock::now();
+  const PhaseScope repairing(BuildPhase::repair);
   const bool level_zero = native && auditwheel_has_compression_level();
   // auditwheel writes into a scratch directory in the dist dir (removed
   // however the repair ends; a killed run's, under the build lock the run
@@ -156,8 +155,6 @@ void repair_wheel(const Profile& profile, const PlatformInfo& platform, const fs
                 "; the original wheel stays at " + wheel.string());
   }
   fs::remove(wheel);
-  build_summary().repair_seconds +=
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   build_summary().wheel = repaired.front();
   for (const auto& path : repaired) {
     spdlog::info("repaired wheel: {}", path.string());

@@ -9,10 +9,10 @@
 //     the Ascend arguments (base/layer/cmake_arguments.hpp) after upstream's
 //     own, and the distcc launcher when compiling through a cluster
 //     (base/jobs/compile_cluster.hpp) unless the call names a launcher
-//     already, and the configure and build calls are timed for the build summary
-//     (build_summary.hpp, with what ninja's log says was compiled and
-//     linked); then the tools are copied next to the extension, executable
-//     and stripped.
+//     already, and the configure and build calls are the configure, compile
+//     and link phases (build_phases.hpp: spans for the summary and the trace,
+//     with the jobs ninja's log says each build call ran); then the tools are
+//     copied next to the extension, executable and stripped.
 //   A cmake call that fails while the disk of the build directory (the call's
 //     cwd, upstream's cmake dir), of the tree or of the temporary directory is
 //     nearly full (base/util/system_error.hpp) is reported as the full disk
@@ -24,6 +24,7 @@
 //     returns.
 #include "host/overrides/overrides.hpp"
 
+#include "base/build/build_phases.hpp"
 #include "base/build/build_summary.hpp"
 #include "base/jobs/compile_cluster.hpp"
 #include "base/layer/cmake_arguments.hpp"
@@ -38,9 +39,9 @@
 #include <pybind11/stl.h>
 #include <spdlog/spdlog.h>
 
-#include <chrono>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -164,10 +165,8 @@ bool is_cmake_call(const py::handle& command) {
 }
 
 // The cmake calls of one build_extension() through subprocess.check_call:
-// wall seconds of the configure and build calls, and the configure calls seen.
+// the configure calls seen.
 struct CmakeCalls {
-  double configure = 0;
-  double build = 0;
   int configures = 0;
 };
 
@@ -239,32 +238,32 @@ std::string defined_name(const std::string& arg) {
 // wins over the cluster's).
 class CheckCallWrapper {
  public:
-  // `disks`: the directories whose full disk a failed cmake call is put down to.
+  // `disks`: the directories whose full disk a failed cmake call is put down to;
+  // `build_dir`: the one whose ninja runs the build calls time.
   CheckCallWrapper(std::vector<std::string> extra, std::vector<std::string> unless_set,
                    std::shared_ptr<CmakeCalls> times, std::string build_extension,
-                   std::vector<fs::path> disks)
+                   std::vector<fs::path> disks, fs::path build_dir)
       : subprocess_(py::module_::import("subprocess")), original_(subprocess_.attr("check_call")) {
     py::object original = original_;
     py::object called_process_error = subprocess_.attr("CalledProcessError");
     subprocess_.attr("check_call") = py::cpp_function(
         [original, called_process_error, extra = std::move(extra),
          unless_set = std::move(unless_set), times, build_extension = std::move(build_extension),
-         disks = std::move(disks)](py::args args, py::kwargs kwargs) {
-          const auto start = std::chrono::steady_clock::now();
+         disks = std::move(disks),
+         build_dir = std::move(build_dir)](py::args args, py::kwargs kwargs) {
           const bool cmake = args.size() > 0 && is_cmake_call(args[0]);
           const bool configure = args.size() > 0 && is_configure_call(args[0]);
-          struct Timed {
-            std::chrono::steady_clock::time_point start;
-            double* slot;
-            ~Timed() {
-              if (slot != nullptr) {
-                *slot +=
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-              }
-            }
-          } timed{start, !cmake ? nullptr : configure ? &times->configure : &times->build};
-          if (args.size() > 0 && is_build_call(args[0]) && times->configures == 0) {
+          const bool build = args.size() > 0 && is_build_call(args[0]);
+          if (build && times->configures == 0) {
             throw configure_bypassed(build_extension, "reached `cmake --build`");
+          }
+          // The call's span: configure, or the compile and link of its ninja run.
+          std::optional<PhaseScope> configuring;
+          std::optional<NinjaRunScope> building;
+          if (configure) {
+            configuring.emplace(BuildPhase::configure);
+          } else if (build) {
+            building.emplace(build_dir);
           }
           // A failed cmake call on a nearly full disk is the full disk.
           const auto call = [&](const py::object& command, const py::tuple& all) -> py::object {
@@ -375,7 +374,10 @@ void override_cmake_build(const OverrideContext& context) {
   cmake_build.attr("run") = py::cpp_function(
       [download, profile, root, forced_mode, force_patches](py::object self) {
         download();
-        patch_source_tree(root, *profile, forced_mode, force_patches);
+        {
+          const PhaseScope patching(BuildPhase::patch);
+          patch_source_tree(root, *profile, forced_mode, force_patches);
+        }
         check_cmake(self, profile->build.min_cmake);
         configure_coverage(*profile);
         for (const auto& extension : self.attr("extensions")) {
@@ -389,20 +391,19 @@ void override_cmake_build(const OverrideContext& context) {
                                                                              py::object extension) {
         const fs::path cmake_dir = py::str(get_cmake_dir()).cast<std::string>();
         const NinjaLogEntries log_before = ninja_log_entries(cmake_dir);
-        auto times = std::make_shared<CmakeCalls>();
+        auto calls = std::make_shared<CmakeCalls>();
         std::error_code ec;
         const fs::path temp_dir = fs::temp_directory_path(ec);
         {
           CheckCallWrapper wrapper(ascend_cmake_args(*profile),
-                                   cluster_cmake_args(compile_cluster(), cmake_dir), times,
-                                   patch_point, {cmake_dir, root, temp_dir});
+                                   cluster_cmake_args(compile_cluster(), cmake_dir), calls,
+                                   patch_point, {cmake_dir, root, temp_dir}, cmake_dir);
           upstream.attr(build_extension.c_str())(self, extension);
         }
-        if (times->configures == 0) {
+        if (calls->configures == 0) {
           throw configure_bypassed(patch_point, "returned");
         }
-        build_summary().configure_seconds += times->configure;
-        add_ninja_build(cmake_dir, log_before, times->build);
+        add_ninja_build(cmake_dir, log_before);
         py::object os_path = py::module_::import("os").attr("path");
         const fs::path extension_dir =
             py::str(os_path.attr("abspath")(os_path.attr("dirname")(

@@ -1,5 +1,6 @@
 #include "host/overrides/native_packing.hpp"
 
+#include "base/build/build_phases.hpp"
 #include "base/build/build_summary.hpp"
 #include "base/jobs/job_limits.hpp"
 #include "base/layer/environment.hpp"
@@ -95,12 +96,12 @@ py::object native_wheel_file_type() {
         const auto start = std::chrono::steady_clock::now();
         WheelWriteStats stats;
         {
+          const PhaseScope packing(BuildPhase::pack);
           py::gil_scoped_release released;
           stats = write_wheel(options);
         }
         BuildSummary& summary = build_summary();
         summary.any = true;
-        summary.pack_seconds += seconds_since(start);
         summary.entries = stats.entries;
         summary.entries_compressed = stats.compressed;
         summary.entries_reused = stats.reused;

@@ -11,6 +11,7 @@
 // run upstream's symlink step on it at the same time.
 #include "host/overrides/overrides.hpp"
 
+#include "base/build/build_phases.hpp"
 #include "base/download/package_fetch.hpp"
 #include "base/util/error.hpp"
 
@@ -29,6 +30,7 @@ namespace {
 std::vector<FileLock> fetch_packages(py::handle packages, const std::filesystem::path& cache) {
   py::object environ = py::module_::import("os").attr("environ");
   std::optional<DownloadOptions> options;
+  std::optional<PhaseScope> downloading;  // from the first package fetched
   std::vector<FileLock> locks;
   for (py::handle package : packages) {
     const std::string url = py::str(package.attr("url"));
@@ -46,6 +48,7 @@ std::vector<FileLock> fetch_packages(py::handle packages, const std::filesystem:
     }
     if (!options) {
       options = download_options_from_environment();
+      downloading.emplace(BuildPhase::download);
     }
     DownloadOptions these = *options;
     these.label = spec.name.empty() ? spec.root_dir.filename().string() : spec.name;
