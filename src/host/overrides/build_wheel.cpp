@@ -135,6 +135,7 @@ void repair_wheel(const Profile& profile, const PlatformInfo& platform, const fs
       options.wheel = target;
       options.previous = target;
       options.digests = wheel_digests_path(tree_root, target);
+      StagedReplacement::remove_leftovers(*options.digests, "part");
       options.threads = packing_threads();
       const WheelWriteStats stats = rezip_wheel(written, options);
       BuildSummary& summary = build_summary();

@@ -95,8 +95,11 @@ py::object native_wheel_file_type() {
           options.digests = digests;
         }
         options.threads = packing_threads();
-        // A partial wheel a killed run left (the build lock is held).
+        // A partial wheel, or digests, a killed run left (the build lock is held).
         StagedReplacement::remove_leftovers(options.wheel, "part");
+        if (options.digests) {
+          StagedReplacement::remove_leftovers(*options.digests, "part");
+        }
         const auto start = std::chrono::steady_clock::now();
         WheelWriteStats stats;
         {
