@@ -276,22 +276,36 @@ TEST(WheelWriter, UnchangedEntriesAreCopiedFromThePreviousWheelChangedOnesCompre
   }
 }
 
+// A bdist directory packed once with its digests recorded (threads: 2).
+class WheelReuse : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    native_write(base, wheel, zip_deflated, 1600000000, true, threads);
+    first = read_file(wheel);
+  }
+  WheelWriteStats pack() {
+    return native_write(base, wheel, zip_deflated, 1600000000, true, threads);
+  }
+
+  unsigned threads = 2;
+  TempDir dir;
+  const fs::path base = make_bdist(dir.path());
+  const fs::path wheel = dir.path() / "dist" / wheel_name;
+  std::string first;  // the first pack's bytes
+};
+
 // The no-op's work is hashing only: every byte of the new contents once and
 // every byte of the previous entries once (nothing inflated, nothing
 // compressed but RECORD), in one job per 1 MiB chunk, so a large entry is
 // spread over the threads too; the wheel is the first pack's, byte for byte.
-TEST(WheelWriter, ANoOpReusesEveryEntryByHashingOnlyChunkByChunk) {
-  TempDir dir;
-  const fs::path base = make_bdist(dir.path());
-  const fs::path wheel = dir.path() / "dist" / wheel_name;
-  native_write(base, wheel, zip_deflated, 1600000000, true, 3);
-  const std::string first = read_file(wheel);
+TEST_F(WheelReuse, ANoOpReusesEveryEntryByHashingOnlyChunkByChunk) {
   const auto [content, compressed] = sizes_but_record(wheel);
-  const auto noop = native_write(base, wheel, zip_deflated, 1600000000, true, 3);
+  threads = 3;
+  const auto noop = pack();
   EXPECT_TRUE(read_file(wheel) == first);
   EXPECT_EQ(noop.reused, noop.entries - 1);
   EXPECT_EQ(noop.compressed, 1u);  // RECORD
-  EXPECT_EQ(noop.threads, 3u);
+  EXPECT_EQ(noop.threads, 3u);     // the first pack ran 2: the digests do not depend on it
   EXPECT_EQ(noop.hashed_bytes, content);
   EXPECT_EQ(noop.checked_bytes, compressed);
   // libdemo.so alone is 4 chunks; the 11 other files one each (symlinked core_link.py too).
@@ -309,25 +323,16 @@ TEST(WheelWriter, ANoOpReusesEveryEntryByHashingOnlyChunkByChunk) {
 // A change within one chunk of a large file, its size kept (so name, size
 // and method all match): only that file is compressed again, and the wheel is
 // what a first pack of the changed directory gives.
-TEST(WheelWriter, AFileChangedInOneChunkWithItsSizeKeptIsCompressedAgain) {
-  TempDir dir;
-  const fs::path base = make_bdist(dir.path());
-  const fs::path wheel = dir.path() / "dist" / wheel_name;
-  native_write(base, wheel, zip_deflated, 1600000000, true);
+TEST_F(WheelReuse, AFileChangedInOneChunkWithItsSizeKeptIsCompressedAgain) {
   overwrite(base / "demo" / "_C" / "libdemo.so", 2 * deflate_chunk_size + 100, 1, '\x42');
-  const auto changed = native_write(base, wheel, zip_deflated, 1600000000, true);
+  const auto changed = pack();
   EXPECT_EQ(changed.compressed, 2u);  // libdemo.so and RECORD
   EXPECT_EQ(changed.reused, changed.entries - 2);
   native_write(base, dir.path() / "fresh" / wheel_name, zip_deflated, 1600000000);
   EXPECT_TRUE(read_file(wheel) == read_file(dir.path() / "fresh" / wheel_name));
 }
 
-TEST(WheelWriter, APreviousEntryWhoseBytesAreNotTheRecordedOnesIsCompressedAgain) {
-  TempDir dir;
-  const fs::path base = make_bdist(dir.path());
-  const fs::path wheel = dir.path() / "dist" / wheel_name;
-  native_write(base, wheel, zip_deflated, 1600000000, true);
-  const std::string first = read_file(wheel);
+TEST_F(WheelReuse, APreviousEntryWhoseBytesAreNotTheRecordedOnesIsCompressedAgain) {
   // Damage the big entry's compressed bytes, leaving its directory record
   // (and so the wheel's size and central directory).
   uint64_t at = 0;
@@ -338,7 +343,7 @@ TEST(WheelWriter, APreviousEntryWhoseBytesAreNotTheRecordedOnesIsCompressedAgain
     at = zip.data_offset(*entry) + entry->compressed_size / 2;
   }
   overwrite(wheel, at, 16, '\x55');
-  const auto stats = native_write(base, wheel, zip_deflated, 1600000000, true);
+  const auto stats = pack();
   EXPECT_EQ(stats.compressed, 2u);  // libdemo.so again, and RECORD (never reused: no hash)
   EXPECT_TRUE(read_file(wheel) == first);
 }
@@ -346,12 +351,7 @@ TEST(WheelWriter, APreviousEntryWhoseBytesAreNotTheRecordedOnesIsCompressedAgain
 // Digests that are not the previous wheel's: none, cut short, malformed,
 // another wheel's, or the wheel rewritten by another writer since. Each time
 // every entry is compressed, and the wheel is the first pack's.
-TEST(WheelWriter, DigestsThatDoNotBelongToThePreviousWheelAreIgnored) {
-  TempDir dir;
-  const fs::path base = make_bdist(dir.path());
-  const fs::path wheel = dir.path() / "dist" / wheel_name;
-  native_write(base, wheel, zip_deflated, 1600000000, true);
-  const std::string first = read_file(wheel);
+TEST_F(WheelReuse, DigestsThatDoNotBelongToThePreviousWheelAreIgnored) {
   const std::string recorded = read_file(digests_of(wheel));
   // Another wheel of the same name, and its digests.
   const fs::path other_base = dir.path() / "other";
@@ -386,15 +386,14 @@ TEST(WheelWriter, DigestsThatDoNotBelongToThePreviousWheelAreIgnored) {
        }},
   };
   for (const auto& [what, spoil] : cases) {
-    native_write(base, wheel, zip_deflated, 1600000000, true);  // the digests are back
+    pack();  // the digests are back
     spoil();
-    const auto stats = native_write(base, wheel, zip_deflated, 1600000000, true);
+    const auto stats = pack();
     EXPECT_EQ(stats.reused, 0u) << what;
     EXPECT_EQ(stats.compressed, stats.entries) << what;
     EXPECT_TRUE(read_file(wheel) == first) << what;
     // ... and the digests recorded again: the next no-op reuses.
-    EXPECT_EQ(native_write(base, wheel, zip_deflated, 1600000000, true).reused, stats.entries - 1)
-        << what;
+    EXPECT_EQ(pack().reused, stats.entries - 1) << what;
   }
 }
 
@@ -402,21 +401,16 @@ TEST(WheelWriter, DigestsThatDoNotBelongToThePreviousWheelAreIgnored) {
 // that entry is compressed again (its content does not hash to it); a
 // recorded digest of the previous bytes edited: likewise. The other entries,
 // a link to the same file among them, are reused.
-TEST(WheelWriter, AnEditedDigestCostsItsEntryItsReuseAndNothingElse) {
-  TempDir dir;
-  const fs::path base = make_bdist(dir.path());
-  const fs::path wheel = dir.path() / "dist" / wheel_name;
-  native_write(base, wheel, zip_deflated, 1600000000, true);
-  const std::string first = read_file(wheel);
+TEST_F(WheelReuse, AnEditedDigestCostsItsEntryItsReuseAndNothingElse) {
   for (const int field : {1, 2}) {
-    native_write(base, wheel, zip_deflated, 1600000000, true);
+    pack();
     auto digests = parse_wheel_digests(read_file(digests_of(wheel)));
     ASSERT_TRUE(digests);
     ChunkDigest& chunk = digests->entries.at("demo/core.py").chunks.at(0);
     std::string& digest = field == 1 ? chunk.content : chunk.compressed;
     digest[0] = static_cast<char>(digest[0] ^ 1);
     write_file(digests_of(wheel), format_wheel_digests(*digests));
-    const auto stats = native_write(base, wheel, zip_deflated, 1600000000, true);
+    const auto stats = pack();
     EXPECT_EQ(stats.compressed, 2u)
         << field;  // core.py (not core_link.py: its own digests), RECORD
     EXPECT_TRUE(read_file(wheel) == first) << field;
@@ -424,11 +418,7 @@ TEST(WheelWriter, AnEditedDigestCostsItsEntryItsReuseAndNothingElse) {
 }
 
 // The digests file as outside input: anything malformed reads as none.
-TEST(WheelWriter, MalformedDigestsReadAsNone) {
-  TempDir dir;
-  const fs::path base = make_bdist(dir.path());
-  const fs::path wheel = dir.path() / "dist" / wheel_name;
-  native_write(base, wheel, zip_deflated, 1600000000, true);
+TEST_F(WheelReuse, MalformedDigestsReadAsNone) {
   const std::string text = read_file(digests_of(wheel));
   const auto digests = parse_wheel_digests(text);
   ASSERT_TRUE(digests);
