@@ -445,6 +445,22 @@ TEST_F(WheelReuse, MalformedDigestsReadAsNone) {
        }) {
     EXPECT_FALSE(parse_wheel_digests(bad)) << bad.substr(0, 200);
   }
+  // A chunk claiming more bytes than deflate makes of 1 MiB; then a true one.
+  WheelDigests claims;
+  claims.directory = std::string(32, 'd');
+  claims.entries["a"] = {zip_deflated,
+                         1,
+                         uint64_t{2} << 20,
+                         "sha256=x",
+                         {{uint64_t{2} << 20, std::string(32, 'a'), std::string(32, 'b')}}};
+  EXPECT_FALSE(parse_wheel_digests(format_wheel_digests(claims)));
+  claims.entries["a"].compressed_size = claims.entries["a"].chunks[0].compressed_size = 9;
+  EXPECT_TRUE(parse_wheel_digests(format_wheel_digests(claims)));
+  // A name that is not UTF-8 (JSON cannot hold it) is left out, the rest kept.
+  claims.entries["\xff\xfe"] = claims.entries["a"];
+  const auto kept = parse_wheel_digests(format_wheel_digests(claims));
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(kept->entries.size(), 1u);
   EXPECT_EQ(chunk_count(zip_deflated, 0), 1u);
   EXPECT_EQ(chunk_count(zip_stored, 0), 0u);
   EXPECT_EQ(chunk_count(zip_stored, deflate_chunk_size + 1), 2u);

@@ -9,10 +9,14 @@
 // as Python's zipfile writes it: the digests live in a file of their own (in
 // the tree's state directory, state_paths.hpp), JSON.
 //
+// An entry whose name is not UTF-8 is left out (JSON cannot name it): it is
+// compressed each time.
+//
 // The file is outside input: parse_wheel_digests() gives nullopt for anything
 // malformed (not JSON, another format, a digest that is not 64 hex digits, a
-// number out of range); matches() says whether it belongs to the exact wheel
-// open. A file that does not is ignored (every entry compressed again), never
+// number out of range, a chunk of more bytes than deflate makes of 1 MiB,
+// chunks that do not add up); matches() says whether it belongs to the exact
+// wheel open. A file that does not is ignored (every entry compressed again), never
 // trusted: reuse also needs each chunk's bytes in the wheel to hash to the
 // recorded digest.
 #pragma once

@@ -12,6 +12,19 @@ namespace {
 
 constexpr int format_version = 1;
 constexpr size_t digest_size = 32;
+// The most bytes a 1 MiB chunk becomes (libdeflate's bound for incompressible
+// input is a few hundred bytes more than the chunk, the joining a few more):
+// a larger claim is false, and no read is sized by it.
+constexpr uint64_t chunk_bytes_limit = deflate_chunk_size + deflate_chunk_size / 16 + 4096;
+
+bool utf8(const std::string& text) {
+  try {
+    (void)nlohmann::json(text).dump();
+    return true;
+  } catch (const nlohmann::json::exception&) {
+    return false;
+  }
+}
 
 std::optional<std::string> digest_from(const nlohmann::json& value) {
   if (!value.is_string()) {
@@ -41,6 +54,9 @@ uint64_t chunk_count(uint16_t method, uint64_t size) {
 std::string format_wheel_digests(const WheelDigests& digests) {
   nlohmann::json entries = nlohmann::json::object();
   for (const auto& [name, entry] : digests.entries) {
+    if (!utf8(name)) {
+      continue;  // JSON could not name it: left out, so compressed again each time
+    }
     nlohmann::json chunks = nlohmann::json::array();
     for (const auto& chunk : entry.chunks) {
       chunks.push_back({chunk.compressed_size, to_hex(chunk.content), to_hex(chunk.compressed)});
@@ -56,9 +72,7 @@ std::string format_wheel_digests(const WheelDigests& digests) {
                                    {"wheel_size", digests.wheel_size},
                                    {"directory_sha256", to_hex(digests.directory)},
                                    {"entries", std::move(entries)}};
-  // Names are not always UTF-8 (a ZIP's are bytes): replaced, never thrown on;
-  // such an entry then matches no name and is compressed again.
-  return document.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return document.dump() + "\n";
 }
 
 std::optional<WheelDigests> parse_wheel_digests(std::string_view text) {
@@ -104,7 +118,8 @@ std::optional<WheelDigests> parse_wheel_digests(std::string_view text) {
       const auto length = number_from(chunk[0]);
       auto content = digest_from(chunk[1]);
       auto compressed = digest_from(chunk[2]);
-      if (!length || !content || !compressed || *length > entry.compressed_size - total) {
+      if (!length || !content || !compressed || *length > chunk_bytes_limit ||
+          *length > entry.compressed_size - total) {
         return std::nullopt;
       }
       total += *length;

@@ -443,6 +443,7 @@ class EntryWriter {
       Vouched found;
       std::vector<uint64_t> starts;  // each chunk's offset in the entry's bytes
       std::atomic<bool> failed{false};
+      std::atomic<bool> damaged{false};  // the previous bytes are not the recorded ones
     };
     std::vector<std::unique_ptr<Check>> checks;
     std::vector<std::function<void()>> jobs;
@@ -479,7 +480,7 @@ class EntryWriter {
       for (size_t i = 0; i < check->starts.size(); ++i) {
         jobs.push_back([&zip, &hashed, &checked, check = check.get(), i] {
           check_chunk(zip, *check->candidate, check->found, check->starts[i], i, check->failed,
-                      hashed, checked);
+                      check->damaged, hashed, checked);
         });
       }
       checks.push_back(std::move(check));
@@ -487,7 +488,11 @@ class EntryWriter {
     stats_.check_jobs += jobs.size();
     deflater_.run(std::move(jobs));
     for (const auto& check : checks) {
-      if (check->failed) {
+      if (check->damaged) {
+        spdlog::warn(
+            "wheel: {} in {} is not what was recorded when it was written: compressed again",
+            check->candidate->name, zip.path().string());
+      } else if (check->failed) {
         spdlog::debug("wheel: {} changed since the previous wheel", check->candidate->name);
       } else {
         vouched_.emplace(check->candidate->name, check->found);
@@ -508,10 +513,12 @@ class EntryWriter {
   // One chunk of a candidate: its content against the recorded content
   // digest (unless the content is known by its hash), its bytes in the
   // previous wheel against the recorded digest. A mismatch, or anything that
-  // cannot be read, sets `failed`; the other chunks of the entry then stop.
+  // cannot be read, sets `failed` (and `damaged` for the previous bytes); the
+  // other chunks of the entry then stop. Runs on a worker: nothing is logged.
   static void check_chunk(const ZipReader& zip, const Candidate& candidate, const Vouched& found,
                           uint64_t start, size_t index, std::atomic<bool>& failed,
-                          std::atomic<uint64_t>& hashed, std::atomic<uint64_t>& checked) {
+                          std::atomic<bool>& damaged, std::atomic<uint64_t>& hashed,
+                          std::atomic<uint64_t>& checked) {
     if (failed || stop_signal() != 0) {
       failed = true;
       return;
@@ -543,10 +550,7 @@ class EntryWriter {
                                         static_cast<size_t>(chunk.compressed_size), zip.path());
       checked += bytes.size();
       if (Sha256().update(bytes).digest() != chunk.compressed) {
-        spdlog::warn(
-            "wheel: {} in {} is not what was recorded when it was written: compressed "
-            "again",
-            candidate.name, zip.path().string());
+        damaged = true;
         failed = true;
       }
     } catch (const Error&) {
