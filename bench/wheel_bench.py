@@ -20,10 +20,19 @@ Python file. Wall time and peak RSS (/usr/bin/time: the largest process of
 the run) and the wheel's size; ratios against python3 setup.py. Targets:
 wall <= 0.25, peak <= 150 MB, wheel <= 1.02 x.
 
+Then the no-op's pack phase alone (the native writer's wall and CPU time, from
+its info line) side by side with `sha256sum` of the files it packs (the bdist
+directory, kept by one more run with --keep-temp) and with `openssl dgst
+-sha256` (OpenSSL, the SHA-256 the writer uses: SHA instructions where the
+CPU has them; Debian 12's sha256sum has its own portable code): wall time,
+CPU time per packed byte, and the ratios. Target: both <= 1.5 x sha256sum.
+
     python3 bench/wheel_bench.py --binary build/ascend-setup [--runs 3]
 """
 import argparse
+import glob
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -72,6 +81,30 @@ def run(argv, cwd, env):
     return float(wall), int(rss) / 1024.0, result.stderr.decode()
 
 
+PACK_LINE = re.compile(r"wheel \S+: (\d+) entries, (\d+) compressed, (\d+) reused from the "
+                       r"previous wheel, (\d+) deflate threads? \(([\d.]+) s, ([\d.]+) s of CPU\)")
+
+
+def pack_figures(err):
+    """(entries, compressed, reused, threads, wall s, CPU s) of the native writer's info line."""
+    found = PACK_LINE.findall(err)
+    if not found:
+        sys.exit("no pack line in ascend-setup's log:\n" + err[-2000:])
+    e, c, r, t, wall, cpu = found[-1]
+    return int(e), int(c), int(r), int(t), float(wall), float(cpu)
+
+
+def timed(argv):
+    """(wall, user + system CPU seconds) of one run of argv, its output dropped."""
+    report = os.path.join(tempfile.gettempdir(), f"wheel-bench-hash-{os.getpid()}")
+    subprocess.run(["/usr/bin/time", "-f", "%e %U %S", "-o", report] + argv,
+                   stdout=subprocess.DEVNULL, check=True)
+    with open(report) as f:
+        wall, user, system = f.read().split()[-3:]
+    os.remove(report)
+    return float(wall), float(user) + float(system)
+
+
 def wheel_of(tree):
     dist = os.path.join(tree, "dist")
     wheels = [w for w in os.listdir(dist) if w.endswith(".whl")]
@@ -87,6 +120,40 @@ def extension_of(tree):
         if name.startswith("lib") and os.path.exists(candidate):
             return candidate
     sys.exit(f"no built libtriton.so under {build}")
+
+
+def pack_versus_sha256(tree, command, packs, runs):
+    """The no-op's pack phase against sha256sum (and openssl) of the files it packs."""
+    argv, run_env = command
+    run(argv + ["--keep-temp"], tree, run_env)
+    bdists = glob.glob(os.path.join(tree, "build", "bdist.*", "wheel"))
+    if len(bdists) != 1:
+        sys.exit(f"no kept bdist directory under {tree}/build: {bdists}")
+    files = sorted(os.path.join(root, name) for root, _, names in os.walk(bdists[0])
+                   for name in names if os.path.isfile(os.path.join(root, name)))
+    packed = sum(os.path.getsize(f) for f in files)
+    hashers = {"sha256sum": ["sha256sum"] + files,
+               "openssl dgst -sha256": ["openssl", "dgst", "-sha256"] + files}
+    figures = {}
+    for label, hasher in hashers.items():
+        timed(hasher)  # the page cache warm, as for the pack
+        measured = [timed(hasher) for _ in range(runs)]
+        figures[label] = (statistics.median(w for w, _ in measured),
+                          statistics.median(c for _, c in measured))
+    entries, compressed, reused, threads, _, _ = packs[-1]
+    figures["no-op pack phase"] = (statistics.median(p[4] for p in packs),
+                                   statistics.median(p[5] for p in packs))
+    base_wall, base_cpu = figures["sha256sum"]
+    print(f"\nno-op pack phase vs hashing the {len(files)} packed files ({packed / 2**20:.0f} MiB; "
+          f"{entries} entries, {reused} reused, {compressed} compressed; {threads} threads; "
+          f"median of {runs})")
+    print(f"{'':24}{'wall s':>9}{'CPU s':>9}{'CPU ns/B':>10}{'wall/sha256sum':>16}"
+          f"{'CPU/B/sha256sum':>17}")
+    for label in ("no-op pack phase", "sha256sum", "openssl dgst -sha256"):
+        wall, cpu = figures[label]
+        print(f"{label:24}{wall:9.3f}{cpu:9.3f}{cpu / packed * 1e9:10.3f}"
+              f"{wall / base_wall:16.2f}{cpu / base_cpu:17.2f}")
+    shutil.rmtree(bdists[0])
 
 
 def main():
@@ -138,16 +205,19 @@ def main():
                   f"{wall / base_wall:9.2f}{size / base_size:10.3f}")
 
     samples = {label: [] for label in commands}
+    packs = []
     for _ in range(args.runs):
         for label, (argv, run_env) in commands.items():
             wall, rss, err = run(argv, trees[label], run_env)
             samples[label].append((wall, rss))
             if label == "ascend-setup":
                 summary = [line for line in err.splitlines() if "build summary" in line]
+                packs.append(pack_figures(err))
     table(f"no-op bdist_wheel (median of {args.runs})",
           {label: (statistics.median(w for w, _ in s), max(r for _, r in s),
                    os.path.getsize(wheel_of(trees[label]))) for label, s in samples.items()})
     print("ascend-setup's summary:\n  " + "\n  ".join(summary))
+    pack_versus_sha256(trees["ascend-setup"], commands["ascend-setup"], packs, args.runs)
 
     results = {}
     for label, (argv, run_env) in commands.items():

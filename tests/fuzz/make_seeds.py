@@ -196,6 +196,18 @@ TEXT_SEEDS = {
         "uv": "home = /opt/python/3.12/bin\nimplementation = CPython\nversion_info = 3.12.7.final.0\n",
         "odd": "home=/x = y\nversion = 3\nversion = 3.99999999999999999999\n",
     },
+    # The target lays a JSON object's keys over the true digests of its previous
+    # wheel: "{}" is those digests, the others spoil one part of them.
+    "wheel_digests": {
+        "true": "{}",
+        "another-wheel": '{"wheel_size": 1234, "directory_sha256": "' + "ab" * 32 + '"}',
+        "entries": '{"entries": {"demo/data.bin": {"method": 8, "size": 3004, "compressed_size": 20, '
+                   '"hash": "sha256=x", "chunks": [[20, "' + "00" * 32 + '", "' + "11" * 32 + '"]]}, '
+                   '"demo/empty.txt": {"method": 8, "size": 0, "compressed_size": 2, "hash": "sha256=y", '
+                   '"chunks": [[2, "' + "22" * 32 + '", "' + "33" * 32 + '"]]}}}',
+        "format": '{"format": 2, "chunk_size": 65536}',
+        "not-json": "\x89PNG\r\n\x1a\n",
+    },
     "lock_holder": {
         "holder": "4242 build-host-1\n",
         "pid-only": "4242",

@@ -2,11 +2,14 @@
 // WheelFile and Python's zipfile, with real files: the same bytes when both
 // store, the same entries, metadata and RECORD when deflating, reproducible
 // with SOURCE_DATE_EPOCH, ZIP64 past 4 GiB (a sparse file), reuse of
-// unchanged entries only, and auditwheel's level-0 output deflated again.
+// unchanged entries only, vouched for by the digests recorded with the
+// previous wheel (digests that do not belong to it are ignored), and
+// auditwheel's level-0 output deflated again.
 #include "base/wheel/wheel_writer.hpp"
 #include "base/util/error.hpp"
 #include "base/wheel/parallel_deflate.hpp"
 #include "base/wheel/record.hpp"
+#include "base/wheel/wheel_digests.hpp"
 #include "base/wheel/zip_reader.hpp"
 
 #include "test_support.hpp"
@@ -88,17 +91,50 @@ void python_write(const fs::path& base, const fs::path& wheel, bool stored,
            base, {{"SOURCE_DATE_EPOCH", epoch}});
 }
 
+// Where the tests keep a wheel's digests: a state directory beside its dist
+// directory, one for each.
+fs::path digests_of(const fs::path& wheel) {
+  return fs::path(wheel.parent_path().string() + ".state") / (wheel.filename().string() + ".json");
+}
+
 WheelWriteStats native_write(const fs::path& base, const fs::path& wheel, uint16_t method,
-                             std::optional<int64_t> epoch, bool reuse = false) {
+                             std::optional<int64_t> epoch, bool reuse = false,
+                             unsigned threads = 2) {
   WheelWriteOptions options;
   options.wheel = wheel;
   options.base_dir = base;
   options.method = method;
   options.source_date_epoch = epoch;
+  options.threads = threads;
   if (reuse) {
     options.previous = wheel;
+    options.digests = digests_of(wheel);
   }
   return write_wheel(options);
+}
+
+// The sum of the entries' sizes and compressed sizes, RECORD left out.
+std::pair<uint64_t, uint64_t> sizes_but_record(const fs::path& wheel) {
+  const ZipReader zip(wheel);
+  uint64_t size = 0;
+  uint64_t compressed = 0;
+  for (const auto& entry : zip.entries()) {
+    if (!entry.name.ends_with("/RECORD")) {
+      size += entry.size;
+      compressed += entry.compressed_size;
+    }
+  }
+  return {size, compressed};
+}
+
+// Overwrites `length` bytes at `at` with `byte`.
+void overwrite(const fs::path& file, uint64_t at, size_t length, char byte) {
+  const std::string bytes(length, byte);
+  const int fd = ::open(file.c_str(), O_WRONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(at)),
+            static_cast<ssize_t>(length));
+  ::close(fd);
 }
 
 // Every entry's metadata (not the compressed bytes) and content hash, and
@@ -220,6 +256,7 @@ TEST(WheelWriter, UnchangedEntriesAreCopiedFromThePreviousWheelChangedOnesCompre
   const fs::path wheel = dir.path() / "dist" / wheel_name;
   const auto first = native_write(base, wheel, zip_deflated, 1600000000, true);
   EXPECT_EQ(first.reused, 0u);
+  EXPECT_TRUE(fs::exists(digests_of(wheel)));
   const std::string before = read_file(wheel);
   const auto second = native_write(base, wheel, zip_deflated, 1600000000, true);
   EXPECT_EQ(second.reused, second.entries - 1);  // all but RECORD (it has no hash of its own)
@@ -239,27 +276,194 @@ TEST(WheelWriter, UnchangedEntriesAreCopiedFromThePreviousWheelChangedOnesCompre
   }
 }
 
-TEST(WheelWriter, APreviousEntryThatDoesNotInflateToItsCrcIsNotCopied) {
+// A bdist directory packed once with its digests recorded (threads: 2).
+class WheelReuse : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    native_write(base, wheel, zip_deflated, 1600000000, true, threads);
+    first = read_file(wheel);
+  }
+  WheelWriteStats pack() {
+    return native_write(base, wheel, zip_deflated, 1600000000, true, threads);
+  }
+
+  unsigned threads = 2;
   TempDir dir;
   const fs::path base = make_bdist(dir.path());
   const fs::path wheel = dir.path() / "dist" / wheel_name;
-  native_write(base, wheel, zip_deflated, 1600000000, true);
-  // Damage the big entry's compressed bytes, leaving its directory record.
+  std::string first;  // the first pack's bytes
+};
+
+// The no-op's work is hashing only: every byte of the new contents once and
+// every byte of the previous entries once (nothing inflated, nothing
+// compressed but RECORD), in one job per 1 MiB chunk, so a large entry is
+// spread over the threads too; the wheel is the first pack's, byte for byte.
+TEST_F(WheelReuse, ANoOpReusesEveryEntryByHashingOnlyChunkByChunk) {
+  const auto [content, compressed] = sizes_but_record(wheel);
+  threads = 3;
+  const auto noop = pack();
+  EXPECT_TRUE(read_file(wheel) == first);
+  EXPECT_EQ(noop.reused, noop.entries - 1);
+  EXPECT_EQ(noop.compressed, 1u);  // RECORD
+  EXPECT_EQ(noop.threads, 3u);     // the first pack ran 2: the digests do not depend on it
+  EXPECT_EQ(noop.hashed_bytes, content);
+  EXPECT_EQ(noop.checked_bytes, compressed);
+  // libdemo.so alone is 4 chunks; the 11 other files one each (symlinked core_link.py too).
+  EXPECT_EQ(noop.check_jobs, 4u + 11u);
+  EXPECT_GE(noop.cpu_seconds, 0.0);
+  // A stored wheel the same way.
+  const fs::path stored = dir.path() / "stored" / wheel_name;
+  native_write(base, stored, zip_stored, 1600000000, true);
+  const auto again = native_write(base, stored, zip_stored, 1600000000, true);
+  EXPECT_EQ(again.reused, again.entries - 1);
+  python_write(base, dir.path() / "python" / wheel_name, true, "1600000000");
+  EXPECT_TRUE(read_file(stored) == read_file(dir.path() / "python" / wheel_name));
+}
+
+// A change within one chunk of a large file, its size kept (so name, size
+// and method all match): only that file is compressed again, and the wheel is
+// what a first pack of the changed directory gives.
+TEST_F(WheelReuse, AFileChangedInOneChunkWithItsSizeKeptIsCompressedAgain) {
+  overwrite(base / "demo" / "_C" / "libdemo.so", 2 * deflate_chunk_size + 100, 1, '\x42');
+  const auto changed = pack();
+  EXPECT_EQ(changed.compressed, 2u);  // libdemo.so and RECORD
+  EXPECT_EQ(changed.reused, changed.entries - 2);
+  native_write(base, dir.path() / "fresh" / wheel_name, zip_deflated, 1600000000);
+  EXPECT_TRUE(read_file(wheel) == read_file(dir.path() / "fresh" / wheel_name));
+}
+
+TEST_F(WheelReuse, APreviousEntryWhoseBytesAreNotTheRecordedOnesIsCompressedAgain) {
+  // Damage the big entry's compressed bytes, leaving its directory record
+  // (and so the wheel's size and central directory).
+  uint64_t at = 0;
   {
     ZipReader zip(wheel);
     const ZipEntry* entry = zip.find("demo/_C/libdemo.so");
     ASSERT_NE(entry, nullptr);
-    const uint64_t at = zip.data_offset(*entry) + entry->compressed_size / 2;
-    const int fd = ::open(wheel.c_str(), O_WRONLY);
-    ASSERT_GE(fd, 0);
-    const char garbage[16] = {'\x55', '\x55', '\x55', '\x55', '\x55', '\x55', '\x55', '\x55',
-                              '\x55', '\x55', '\x55', '\x55', '\x55', '\x55', '\x55', '\x55'};
-    ASSERT_EQ(::pwrite(fd, garbage, sizeof garbage, static_cast<off_t>(at)), 16);
-    ::close(fd);
+    at = zip.data_offset(*entry) + entry->compressed_size / 2;
   }
-  const auto stats = native_write(base, wheel, zip_deflated, 1600000000, true);
+  overwrite(wheel, at, 16, '\x55');
+  const auto stats = pack();
   EXPECT_EQ(stats.compressed, 2u);  // libdemo.so again, and RECORD (never reused: no hash)
-  must_run({SYSTEM_PYTHON, "-m", "zipfile", "-t", wheel.string()}, dir.path());
+  EXPECT_TRUE(read_file(wheel) == first);
+}
+
+// Digests that are not the previous wheel's: none, cut short, malformed,
+// another wheel's, or the wheel rewritten by another writer since. Each time
+// every entry is compressed, and the wheel is the first pack's.
+TEST_F(WheelReuse, DigestsThatDoNotBelongToThePreviousWheelAreIgnored) {
+  const std::string recorded = read_file(digests_of(wheel));
+  // Another wheel of the same name, and its digests.
+  const fs::path other_base = dir.path() / "other";
+  write_file(other_base / "demo" / "core.py", compressible(40000, 1));
+  write_file(other_base / "demo_pkg-1.0.dist-info" / "METADATA", "Name: demo-pkg\n");
+  const fs::path other = dir.path() / "other-dist" / wheel_name;
+  native_write(other_base, other, zip_deflated, 1600000000, true);
+
+  const std::vector<std::pair<std::string, std::function<void()>>> cases = {
+      {"none", [&] { fs::remove(digests_of(wheel)); }},
+      {"cut short",
+       [&] { write_file(digests_of(wheel), recorded.substr(0, recorded.size() / 2)); }},
+      {"not JSON", [&] { write_file(digests_of(wheel), "\x89PNG\r\n"); }},
+      {"another wheel's", [&] { write_file(digests_of(wheel), read_file(digests_of(other))); }},
+      {"the wheel rewritten by the wheel package",
+       [&] {
+         python_write(base, wheel, false, "1600000000");
+         write_file(digests_of(wheel), recorded);
+       }},
+      {"a CRC-32 in the wheel's central directory edited",
+       [&] {
+         const ZipReader zip(wheel);
+         const auto at = first.find("demo/_C/libdemo.so", zip.directory_offset());
+         ASSERT_NE(at, std::string::npos);
+         overwrite(wheel, at - 46 + 16, 1, static_cast<char>(first[at - 46 + 16] ^ 1));
+         write_file(digests_of(wheel), recorded);
+       }},
+      {"the wheel cut short",
+       [&] {
+         write_file(wheel, first.substr(0, first.size() - 1));
+         write_file(digests_of(wheel), recorded);
+       }},
+  };
+  for (const auto& [what, spoil] : cases) {
+    pack();  // the digests are back
+    spoil();
+    const auto stats = pack();
+    EXPECT_EQ(stats.reused, 0u) << what;
+    EXPECT_EQ(stats.compressed, stats.entries) << what;
+    EXPECT_TRUE(read_file(wheel) == first) << what;
+    // ... and the digests recorded again: the next no-op reuses.
+    EXPECT_EQ(pack().reused, stats.entries - 1) << what;
+  }
+}
+
+// One entry's recorded content digest edited in otherwise matching digests:
+// that entry is compressed again (its content does not hash to it); a
+// recorded digest of the previous bytes edited: likewise. The other entries,
+// a link to the same file among them, are reused.
+TEST_F(WheelReuse, AnEditedDigestCostsItsEntryItsReuseAndNothingElse) {
+  for (const int field : {1, 2}) {
+    pack();
+    auto digests = parse_wheel_digests(read_file(digests_of(wheel)));
+    ASSERT_TRUE(digests);
+    ChunkDigest& chunk = digests->entries.at("demo/core.py").chunks.at(0);
+    std::string& digest = field == 1 ? chunk.content : chunk.compressed;
+    digest[0] = static_cast<char>(digest[0] ^ 1);
+    write_file(digests_of(wheel), format_wheel_digests(*digests));
+    const auto stats = pack();
+    EXPECT_EQ(stats.compressed, 2u)
+        << field;  // core.py (not core_link.py: its own digests), RECORD
+    EXPECT_TRUE(read_file(wheel) == first) << field;
+  }
+}
+
+// The digests file as outside input: anything malformed reads as none.
+TEST_F(WheelReuse, MalformedDigestsReadAsNone) {
+  const std::string text = read_file(digests_of(wheel));
+  const auto digests = parse_wheel_digests(text);
+  ASSERT_TRUE(digests);
+  EXPECT_EQ(format_wheel_digests(*digests), text);
+  EXPECT_EQ(digests->entries.at("demo/_C/libdemo.so").chunks.size(), 4u);
+  EXPECT_TRUE(matches(*digests, ZipReader(wheel)));
+  const auto edited = [&](const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return std::string(text).replace(at, from.size(), to);
+  };
+  for (const std::string& bad : {
+           std::string(),
+           std::string("{}"),
+           std::string("[]"),
+           text.substr(0, 100),
+           edited("\"format\":1", "\"format\":2"),
+           edited("\"chunk_size\":1048576", "\"chunk_size\":65536"),
+           edited("\"wheel_size\":", "\"wheel_size\":-"),
+           edited("\"directory_sha256\":\"", "\"directory_sha256\":\"zz"),
+           edited("\"method\":8", "\"method\":12"),
+           edited("\"compressed_size\":", "\"compressed_size\":1"),
+           edited("\"chunks\":[[", "\"chunks\":[[1,\"00\",\"00\"],["),
+       }) {
+    EXPECT_FALSE(parse_wheel_digests(bad)) << bad.substr(0, 200);
+  }
+  // A chunk claiming more bytes than deflate makes of 1 MiB; then a true one.
+  WheelDigests claims;
+  claims.directory = std::string(32, 'd');
+  claims.entries["a"] = {zip_deflated,
+                         1,
+                         uint64_t{2} << 20,
+                         "sha256=x",
+                         {{uint64_t{2} << 20, std::string(32, 'a'), std::string(32, 'b')}}};
+  EXPECT_FALSE(parse_wheel_digests(format_wheel_digests(claims)));
+  claims.entries["a"].compressed_size = claims.entries["a"].chunks[0].compressed_size = 9;
+  EXPECT_TRUE(parse_wheel_digests(format_wheel_digests(claims)));
+  // A name that is not UTF-8 (JSON cannot hold it) is left out, the rest kept.
+  claims.entries["\xff\xfe"] = claims.entries["a"];
+  const auto kept = parse_wheel_digests(format_wheel_digests(claims));
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(kept->entries.size(), 1u);
+  EXPECT_EQ(chunk_count(zip_deflated, 0), 1u);
+  EXPECT_EQ(chunk_count(zip_stored, 0), 0u);
+  EXPECT_EQ(chunk_count(zip_stored, deflate_chunk_size + 1), 2u);
 }
 
 TEST(WheelWriter, ChunksJoinIntoOneStreamThatZlibReads) {
@@ -384,6 +588,7 @@ TEST(WheelWriter, AuditwheelsLevelZeroOutputIsDeflatedAgainWithTheSameEntries) {
   WheelWriteOptions options;
   options.wheel = dir.path() / "dist" / wheel_name;
   options.previous = options.wheel;
+  options.digests = digests_of(options.wheel);
   const auto first = rezip_wheel(stored, options);
   EXPECT_EQ(first.reused, 0u);
   EXPECT_LT(fs::file_size(options.wheel), fs::file_size(stored) / 2);
@@ -399,6 +604,10 @@ TEST(WheelWriter, AuditwheelsLevelZeroOutputIsDeflatedAgainWithTheSameEntries) {
                     dir.path());
   };
   EXPECT_EQ(listing(options.wheel), listing(stored));
+  const std::string deflated = read_file(options.wheel);
   const auto second = rezip_wheel(stored, options);
-  EXPECT_GT(second.reused, 5u);
+  // Every file but RECORD and the empty one (copied as it is, as the directory).
+  EXPECT_EQ(second.reused, 11u);
+  EXPECT_EQ(second.hashed_bytes, 0u);  // the contents known by auditwheel's RECORD
+  EXPECT_TRUE(read_file(options.wheel) == deflated);
 }

@@ -37,4 +37,12 @@ inline std::filesystem::path build_report_path(const std::filesystem::path& tree
   return state_dir(tree_root) / "build-report.html";
 }
 
+// <tree>/build/ascend-setup/wheel-digests/<wheel file name>.json: the digests
+// the wheel writer recorded for the last wheel of that name it wrote, read by
+// the next packing to reuse its entries (base/wheel/wheel_digests.hpp).
+inline std::filesystem::path wheel_digests_path(const std::filesystem::path& tree_root,
+                                                const std::filesystem::path& wheel) {
+  return state_dir(tree_root) / "wheel-digests" / (wheel.filename().string() + ".json");
+}
+
 }  // namespace ascend_setup

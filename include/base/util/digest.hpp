@@ -1,8 +1,10 @@
-// SHA-256 (OpenSSL), as lowercase hex: the LLVM patch hash and the patch
-// engine's record of what it applied.
+// SHA-256 (OpenSSL, which uses the CPU's SHA instructions where there are
+// some), raw or as lowercase hex: the LLVM patch hash, the patch engine's
+// record of what it applied, the wheel writer's digests.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -22,5 +24,10 @@ class Sha256 {
 };
 
 std::string sha256_hex(std::string_view bytes);
+
+// Bytes as lowercase hex, and back (nullopt for an odd length or a character
+// that is not a hex digit).
+std::string to_hex(std::string_view bytes);
+std::optional<std::string> from_hex(std::string_view text);
 
 }  // namespace ascend_setup

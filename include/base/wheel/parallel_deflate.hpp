@@ -8,8 +8,15 @@
 // zlib's inflate over the chunk with Z_BLOCK, which also checks it). At most
 // 2 x threads chunks are in memory at once. The output goes to the sink in
 // order; every input chunk is also handed, in order, to `on_input` (hashes,
-// CRC). A stop signal ends the work between chunks (throw_if_stopped).
+// CRC), and each chunk's digests (its content's SHA-256 and its output's,
+// computed on the worker: wheel_digests.hpp) are appended to `chunks`. A stop
+// signal ends the work between chunks (throw_if_stopped).
+// The same workers run other work too (run(): the checks of a previous
+// wheel's entries), so everything the writer spreads runs on the threads the
+// caller gave.
 #pragma once
+
+#include "base/wheel/wheel_digests.hpp"
 
 #include <condition_variable>
 #include <cstdint>
@@ -43,18 +50,29 @@ class ParallelDeflater {
   // returns the compressed size.
   uint64_t deflate(uint64_t size, const std::function<std::string(size_t)>& read,
                    const std::function<void(std::string_view)>& on_input,
-                   const std::function<void(std::string_view)>& sink);
+                   const std::function<void(std::string_view)>& sink,
+                   std::vector<ChunkDigest>& chunks);
+
+  // Runs every job on the workers and returns when all have ended. A job
+  // that throws does not stop the others; the first one's message is thrown
+  // after. A stop signal drops the jobs not yet started (throw_if_stopped).
+  void run(std::vector<std::function<void()>> jobs);
 
   unsigned threads() const { return static_cast<unsigned>(workers_.size()); }
 
  private:
   struct Task {
+    std::function<void()> job;  // run() work, else a chunk to compress
     std::string input;
     bool last = false;
     std::string output;
+    std::string input_digest;
+    std::string output_digest;
     std::string error;
     bool done = false;
   };
+  // Waits for `tasks`, dropping those still queued.
+  void abandon(const std::deque<std::shared_ptr<Task>>& tasks);
   void work();
 
   int level_;

@@ -9,10 +9,20 @@
 //     mtime (UTC, clamped to 1980), external attributes (mode | type) << 16;
 //   - RECORD last: every entry's sha256 and size in write order, then itself,
 //     dated by SOURCE_DATE_EPOCH or now, attributes 0o664 << 16.
-// Reuse: when `previous` is a readable wheel and an entry's name, size,
-// RECORD hash and CRC-32 equal those of the previous wheel's entry of the
-// same method, its compressed bytes are copied from there instead of being
-// compressed again, after they were checked to inflate to that CRC and size.
+// Reuse: the writer records, in the file `digests` names, the digests of the
+// wheel it wrote (wheel_digests.hpp: per 1 MiB chunk of each entry, of its
+// content and of its bytes in the wheel). The next packing, when `previous`
+// is that very wheel (its size and central directory are the recorded ones),
+// copies an entry's bytes from it instead of compressing the file again when
+// the name, method, size and RECORD hash are the previous entry's, each chunk
+// of the new content hashes to the recorded content digest, and each chunk of
+// the previous entry's bytes hashes to the recorded digest of its bytes.
+// Nothing is inflated; every chunk is checked as a job of its own on the
+// deflate workers, so the work spreads over entries and within a large one.
+// Digests that do not belong to the previous wheel (another wheel's, an
+// edited wheel, a truncated or malformed file) are ignored: every entry is
+// compressed. Auditwheel's output (rezip_wheel) is the same, with a deflated
+// entry's content known by the RECORD hash and CRC-32 of that output.
 // The wheel is written beside the target (StagedReplacement "part":
 // "<dir>/.<name>.ascend-setup-part-<pid>") and put in its place; on any
 // failure or stop the partial file is removed and the previous wheel stays
@@ -40,6 +50,9 @@ struct WheelWriteOptions {
   std::optional<int64_t> source_date_epoch;
   // Where unchanged entries may come from (normally the target itself).
   std::optional<std::filesystem::path> previous;
+  // The digests of `previous`, read, and then those of the new wheel, written
+  // (state_paths.hpp's wheel_digests_path); none: nothing is reused.
+  std::optional<std::filesystem::path> digests;
 };
 
 struct WheelWriteStats {
@@ -50,6 +63,13 @@ struct WheelWriteStats {
   uint64_t reused_bytes = 0;  // uncompressed bytes of the reused entries
   uint64_t wheel_size = 0;
   unsigned threads = 0;  // deflate workers the writer ran
+  // The reuse checks: their jobs (one per chunk of a like entry), the bytes
+  // of new content they hashed, the bytes of previous entries they hashed.
+  size_t check_jobs = 0;
+  uint64_t hashed_bytes = 0;
+  uint64_t checked_bytes = 0;
+  double seconds = 0;      // the writing's wall time
+  double cpu_seconds = 0;  // the process's CPU time meanwhile (every thread)
 };
 
 // "<name>-<version>.dist-info/RECORD" for a wheel file name; Error for a

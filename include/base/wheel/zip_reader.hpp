@@ -29,12 +29,17 @@ class ZipReader {
   // The entry's uncompressed bytes (for small entries: RECORD, WHEEL).
   std::string read(const ZipEntry& entry) const;
   int fd() const { return fd_.get(); }
+  uint64_t size() const { return file_size_; }
+  // Where the central directory starts (the ZIP64 end records and the end
+  // record follow it to the end of the file).
+  uint64_t directory_offset() const { return directory_offset_; }
   const std::filesystem::path& path() const { return path_; }
 
  private:
   std::filesystem::path path_;
   UniqueFd fd_;
   uint64_t file_size_ = 0;
+  uint64_t directory_offset_ = 0;
   std::vector<ZipEntry> entries_;
   std::map<std::string, size_t> by_name_;
 };

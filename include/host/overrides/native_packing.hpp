@@ -38,7 +38,8 @@ class NativePacking {
  public:
   // `stored`: write the entries stored (not deflated): the wheel is repaired
   // and compressed afterwards.
-  NativePacking(const pybind11::object& command, bool stored);
+  NativePacking(const pybind11::object& command, bool stored,
+                const std::filesystem::path& tree_root);
   NativePacking(const NativePacking&) = delete;
   NativePacking& operator=(const NativePacking&) = delete;
   ~NativePacking();

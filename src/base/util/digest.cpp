@@ -20,10 +20,16 @@ std::string Sha256::digest() {
   return std::string(reinterpret_cast<const char*>(bytes), length);
 }
 
-std::string Sha256::hex() {
+std::string Sha256::hex() { return to_hex(digest()); }
+
+std::string sha256_hex(std::string_view bytes) { return Sha256().update(bytes).hex(); }
+
+
+std::string to_hex(std::string_view bytes) {
   static constexpr char digits[] = "0123456789abcdef";
   std::string text;
-  for (const char c : digest()) {
+  text.reserve(2 * bytes.size());
+  for (const char c : bytes) {
     const auto byte = static_cast<unsigned char>(c);
     text += digits[byte >> 4];
     text += digits[byte & 0xf];
@@ -31,6 +37,27 @@ std::string Sha256::hex() {
   return text;
 }
 
-std::string sha256_hex(std::string_view bytes) { return Sha256().update(bytes).hex(); }
+std::optional<std::string> from_hex(std::string_view text) {
+  const auto value = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  if (text.size() % 2 != 0) {
+    return std::nullopt;
+  }
+  std::string bytes;
+  bytes.reserve(text.size() / 2);
+  for (size_t at = 0; at < text.size(); at += 2) {
+    const int high = value(text[at]);
+    const int low = value(text[at + 1]);
+    if (high < 0 || low < 0) {
+      return std::nullopt;
+    }
+    bytes += static_cast<char>(high << 4 | low);
+  }
+  return bytes;
+}
 
 }  // namespace ascend_setup

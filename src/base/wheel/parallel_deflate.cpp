@@ -1,12 +1,14 @@
 #include "base/wheel/parallel_deflate.hpp"
 
 #include "base/process/stop_signals.hpp"
+#include "base/util/digest.hpp"
 #include "base/util/error.hpp"
 
 #include <libdeflate.h>
 #include <zlib.h>
 
 #include <algorithm>
+#include <chrono>
 
 namespace ascend_setup {
 
@@ -139,16 +141,27 @@ void ParallelDeflater::work() {
       queue_.pop_front();
     }
     std::string output;
+    std::string input_digest;
+    std::string output_digest;
     std::string error;
     try {
-      output = deflate_chunk(task->input, task->last, level_);
+      if (task->job) {
+        task->job();
+      } else {
+        output = deflate_chunk(task->input, task->last, level_);
+        input_digest = Sha256().update(task->input).digest();
+        output_digest = Sha256().update(output).digest();
+      }
     } catch (const std::exception& e) {
       error = e.what();
     }
     {
       std::lock_guard lock(mutex_);
       task->output = std::move(output);
+      task->input_digest = std::move(input_digest);
+      task->output_digest = std::move(output_digest);
       task->error = std::move(error);
+      task->job = nullptr;
       task->input.clear();
       task->input.shrink_to_fit();
       task->done = true;
@@ -159,7 +172,8 @@ void ParallelDeflater::work() {
 
 uint64_t ParallelDeflater::deflate(uint64_t size, const std::function<std::string(size_t)>& read,
                                    const std::function<void(std::string_view)>& on_input,
-                                   const std::function<void(std::string_view)>& sink) {
+                                   const std::function<void(std::string_view)>& sink,
+                                   std::vector<ChunkDigest>& chunks) {
   std::deque<std::shared_ptr<Task>> in_flight;
   const size_t most = 2 * workers_.size();
   uint64_t compressed = 0;
@@ -174,25 +188,14 @@ uint64_t ParallelDeflater::deflate(uint64_t size, const std::function<std::strin
       throw Error("cannot compress: " + task->error);
     }
     compressed += task->output.size();
+    chunks.push_back({task->output.size(), task->input_digest, task->output_digest});
     sink(task->output);
   };
   // Drops queued work on the way out (a stop, a failed write), waits for the rest.
   struct Abandon {
     ParallelDeflater& self;
     std::deque<std::shared_ptr<Task>>& tasks;
-    ~Abandon() {
-      std::unique_lock lock(self.mutex_);
-      for (const auto& task : tasks) {
-        const auto queued = std::find(self.queue_.begin(), self.queue_.end(), task);
-        if (queued != self.queue_.end()) {
-          self.queue_.erase(queued);
-          task->done = true;
-        }
-      }
-      for (const auto& task : tasks) {
-        self.finished_.wait(lock, [&] { return task->done; });
-      }
-    }
+    ~Abandon() { self.abandon(tasks); }
   } abandon{*this, in_flight};
 
   uint64_t done = 0;
@@ -215,6 +218,50 @@ uint64_t ParallelDeflater::deflate(uint64_t size, const std::function<std::strin
     }
   } while (done < size);
   return compressed;
+}
+
+void ParallelDeflater::abandon(const std::deque<std::shared_ptr<Task>>& tasks) {
+  std::unique_lock lock(mutex_);
+  for (const auto& task : tasks) {
+    const auto queued = std::find(queue_.begin(), queue_.end(), task);
+    if (queued != queue_.end()) {
+      queue_.erase(queued);
+      task->done = true;
+    }
+  }
+  for (const auto& task : tasks) {
+    finished_.wait(lock, [&] { return task->done; });
+  }
+}
+
+void ParallelDeflater::run(std::vector<std::function<void()>> jobs) {
+  std::deque<std::shared_ptr<Task>> tasks;
+  for (auto& job : jobs) {
+    auto task = std::make_shared<Task>();
+    task->job = std::move(job);
+    tasks.push_back(std::move(task));
+  }
+  {
+    std::lock_guard lock(mutex_);
+    queue_.insert(queue_.end(), tasks.begin(), tasks.end());
+  }
+  wake_.notify_all();
+  // Waits one task at a time, so that a stop is seen while they run.
+  for (const auto& task : tasks) {
+    std::unique_lock lock(mutex_);
+    while (!finished_.wait_for(lock, std::chrono::milliseconds(100), [&] { return task->done; })) {
+      if (stop_signal() != 0) {
+        lock.unlock();
+        abandon(tasks);
+        throw_if_stopped();
+      }
+    }
+  }
+  for (const auto& task : tasks) {
+    if (!task->error.empty()) {
+      throw Error(task->error);
+    }
+  }
 }
 
 }  // namespace ascend_setup

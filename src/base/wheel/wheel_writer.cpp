@@ -9,6 +9,7 @@
 #include "base/util/whole_file.hpp"
 #include "base/wheel/parallel_deflate.hpp"
 #include "base/wheel/record.hpp"
+#include "base/wheel/wheel_digests.hpp"
 #include "base/wheel/zip_reader.hpp"
 
 #include <dirent.h>
@@ -16,15 +17,18 @@
 #include <libdeflate.h>
 #include <spdlog/spdlog.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
-#include <future>
+#include <chrono>
 #include <map>
 #include <memory>
+#include <set>
 
 namespace fs = std::filesystem;
 
@@ -73,14 +77,6 @@ class PartFile {
   void write_at(uint64_t offset, std::string_view bytes) {
     flush();
     write_at_offset(offset, bytes);
-  }
-  // Drops everything after `offset` (an entry given up midway).
-  void truncate(uint64_t offset) {
-    flush();
-    if (::ftruncate(fd_.get(), static_cast<off_t>(offset)) != 0) {
-      throw system_error("truncate", path_, errno);
-    }
-    position_ = offset;
   }
   // Appends `length` bytes of `source` from `offset` (in the kernel).
   void copy_from(int source, uint64_t offset, uint64_t length, const fs::path& source_path) {
@@ -149,24 +145,74 @@ class PartFile {
   std::optional<uint64_t> expected_;
 };
 
-// The previous wheel and its RECORD, when readable.
+// The largest digests file read: far more than a wheel of 100 GiB in 1 MiB
+// chunks needs (about 150 bytes a chunk).
+constexpr uint64_t digests_limit = uint64_t{64} << 20;
+
+// The previous wheel, its RECORD and the digests recorded when it was
+// written, when all three are there and agree (wheel_digests.hpp).
 struct Previous {
   std::unique_ptr<ZipReader> zip;
   std::map<std::string, RecordRow> record;
+  WheelDigests digests;
 };
 
-std::optional<Previous> open_previous(const std::optional<fs::path>& path) {
-  if (!path || !fs::is_regular_file(*path)) {
+// Whether the entry's bytes in `zip` (from `offset`) hash chunk by chunk to
+// the recorded digests.
+bool hashes_to(const ZipReader& zip, uint64_t offset, const EntryDigests& recorded) {
+  for (const auto& chunk : recorded.chunks) {
+    const std::string bytes =
+        read_at(zip.fd(), offset, static_cast<size_t>(chunk.compressed_size), zip.path());
+    if (Sha256().update(bytes).digest() != chunk.compressed) {
+      return false;
+    }
+    offset += chunk.compressed_size;
+  }
+  return true;
+}
+
+std::optional<Previous> open_previous(const WheelWriteOptions& options) {
+  if (!options.previous || !options.digests || !fs::is_regular_file(*options.previous)) {
     return std::nullopt;
   }
+  const fs::path& wheel = *options.previous;
+  const fs::path& digests_path = *options.digests;
   try {
     Previous previous;
-    previous.zip = std::make_unique<ZipReader>(*path);
+    previous.zip = std::make_unique<ZipReader>(wheel);
+    std::error_code ec;
+    const auto size = fs::file_size(digests_path, ec);
+    const auto text = ec || size > digests_limit ? std::nullopt : read_whole_file(digests_path);
+    if (!text) {
+      spdlog::info("no digests recorded for the previous wheel {}: every entry is compressed",
+                   wheel.string());
+      return std::nullopt;
+    }
+    auto digests = parse_wheel_digests(*text);
+    if (!digests || !matches(*digests, *previous.zip)) {
+      spdlog::info(
+          "{} are not the digests of the previous wheel {}: ignored, every entry is "
+          "compressed",
+          digests_path.string(), wheel.string());
+      return std::nullopt;
+    }
+    previous.digests = std::move(*digests);
+    // RECORD's bytes are vouched for too: its hashes name the reused contents.
     for (const auto& entry : previous.zip->entries()) {
-      if (ends_with(entry.name, ".dist-info/RECORD")) {
-        previous.record = parse_record(previous.zip->read(entry));
-        break;
+      if (!ends_with(entry.name, ".dist-info/RECORD")) {
+        continue;
       }
+      const auto recorded = previous.digests.entries.find(entry.name);
+      if (recorded == previous.digests.entries.end() ||
+          !hashes_to(*previous.zip, previous.zip->data_offset(entry), recorded->second)) {
+        spdlog::info(
+            "{} in the previous wheel {} is not the one recorded: every entry is "
+            "compressed",
+            entry.name, wheel.string());
+        return std::nullopt;
+      }
+      previous.record = parse_record(previous.zip->read(entry));
+      break;
     }
     return previous;
   } catch (const Error& error) {
@@ -175,58 +221,19 @@ std::optional<Previous> open_previous(const std::optional<fs::path>& path) {
   }
 }
 
-// Whether the entry's data in `zip` inflates to `crc` and `size` (read in
-// blocks, nothing kept).
-bool inflates_to(const ZipReader& zip, const ZipEntry& entry, uint64_t offset) {
-  uint32_t crc = 0;
-  uint64_t produced = 0;
-  if (entry.method == zip_stored) {
-    for (uint64_t done = 0; done < entry.compressed_size;) {
-      if (stop_signal() != 0) {
-        return false;
-      }
-      const size_t length =
-          static_cast<size_t>(std::min<uint64_t>(io_block, entry.compressed_size - done));
-      const std::string block = read_at(zip.fd(), offset + done, length, zip.path());
-      crc = libdeflate_crc32(crc, block.data(), block.size());
-      done += length;
-    }
-    return crc == entry.crc && entry.compressed_size == entry.size;
-  }
-  z_stream inflater{};
-  if (inflateInit2(&inflater, -15) != Z_OK) {
-    return false;
-  }
-  std::string out(io_block, '\0');
-  int result = Z_OK;
-  for (uint64_t done = 0; done < entry.compressed_size && result != Z_STREAM_END;) {
-    if (stop_signal() != 0) {
-      break;
-    }
-    const size_t length =
-        static_cast<size_t>(std::min<uint64_t>(io_block, entry.compressed_size - done));
-    std::string block = read_at(zip.fd(), offset + done, length, zip.path());
-    done += length;
-    inflater.next_in = reinterpret_cast<Bytef*>(block.data());
-    inflater.avail_in = static_cast<uInt>(block.size());
-    do {
-      inflater.next_out = reinterpret_cast<Bytef*>(out.data());
-      inflater.avail_out = static_cast<uInt>(out.size());
-      result = inflate(&inflater, Z_NO_FLUSH);
-      const size_t have = out.size() - inflater.avail_out;
-      crc = libdeflate_crc32(crc, out.data(), have);
-      produced += have;
-    } while (result == Z_OK && inflater.avail_out == 0);
-    if (result != Z_OK && result != Z_STREAM_END && result != Z_BUF_ERROR) {
-      break;
-    }
-    if (result == Z_STREAM_END && (inflater.avail_in != 0 || done != entry.compressed_size)) {
-      result = Z_DATA_ERROR;  // data after the end of the stream
-    }
-  }
-  inflateEnd(&inflater);
-  return result == Z_STREAM_END && produced == entry.size && crc == entry.crc;
-}
+// An entry that may be reused, before it is written: its content is a file
+// (`path`), a range of an open file (`fd`), or known only by its RECORD hash
+// and CRC-32 (auditwheel's output, whose RECORD names it).
+struct Candidate {
+  std::string name;
+  uint16_t method = zip_deflated;
+  uint64_t size = 0;
+  fs::path path;  // the file, or the open file's name
+  int fd = -1;    // -1: `path` is opened
+  uint64_t offset = 0;
+  std::optional<std::string> known_hash;
+  std::optional<uint32_t> known_crc;
+};
 
 // Reads a byte range of a file in order, as it is or inflated (a deflate
 // stream of `compressed` bytes that gives the content).
@@ -297,7 +304,8 @@ class EntryWriter {
  public:
   EntryWriter(const WheelWriteOptions& options)
       : part_(options.wheel),
-        previous_(open_previous(options.previous)),
+        digests_path_(options.digests),
+        previous_(open_previous(options)),
         deflater_(options.threads, options.level) {
     stats_.threads = deflater_.threads();
   }
@@ -322,20 +330,24 @@ class EntryWriter {
     entry.local_zip64 = local_zip64_for(entry.size);
     entry.header_offset = part_.position();
     part_.write(local_header(entry));
-    const uint64_t data_start = part_.position();
     ++stats_.entries;
     stats_.input_bytes += entry.size;
 
     std::optional<std::string> hash = source.known_hash;
-    std::optional<uint32_t> crc;
-    if (const auto reused = reuse(entry, source, hash, crc)) {
-      entry.crc = reused->crc;
-      entry.compressed_size = reused->compressed_size;
+    EntryDigests digests{entry.method, entry.size, 0, "", {}};
+    const auto vouched = vouched_.find(entry.name);
+    if (vouched != vouched_.end() && vouched->second.old->size == source.size) {
+      const Vouched& old = vouched->second;
+      part_.copy_from(previous_->zip->fd(), old.offset, old.old->compressed_size,
+                      previous_->zip->path());
+      entry.crc = old.old->crc;
+      entry.compressed_size = old.old->compressed_size;
+      hash = old.recorded->hash;
+      digests.chunks = old.recorded->chunks;
       ++stats_.reused;
       stats_.reused_bytes += entry.size;
       spdlog::debug("wheel: reused {} from the previous wheel", entry.name);
     } else {
-      part_.truncate(data_start);
       Sha256 sha;
       uint32_t running = 0;
       const auto on_input = [&](std::string_view bytes) {
@@ -349,17 +361,19 @@ class EntryWriter {
         for (uint64_t done = 0; done < source.size;) {
           throw_if_stopped();
           const size_t length =
-              static_cast<size_t>(std::min<uint64_t>(io_block, source.size - done));
+              static_cast<size_t>(std::min<uint64_t>(deflate_chunk_size, source.size - done));
           const std::string block = reader.read(length);
           on_input(block);
           part_.write(block);
+          const std::string digest = Sha256().update(block).digest();
+          digests.chunks.push_back({length, digest, digest});
           done += length;
         }
         entry.compressed_size = source.size;
       } else {
         entry.compressed_size = deflater_.deflate(
             source.size, [&reader](size_t length) { return reader.read(length); }, on_input,
-            [this](std::string_view bytes) { part_.write(bytes); });
+            [this](std::string_view bytes) { part_.write(bytes); }, digests.chunks);
       }
       if (source.known_crc && *source.known_crc != running) {
         throw Error(source.path.string() + ": " + entry.name +
@@ -373,6 +387,11 @@ class EntryWriter {
       spdlog::debug("wheel: compressed {}", entry.name);
     }
     part_.write_at(entry.header_offset, local_header(entry));
+    digests.compressed_size = entry.compressed_size;
+    digests.hash = *hash;
+    if (!digests_.emplace(entry.name, std::move(digests)).second) {
+      duplicates_.insert(entry.name);
+    }
     entries_.push_back(entry);
     return *hash;
   }
@@ -396,91 +415,200 @@ class EntryWriter {
 
   WheelWriteStats finish() {
     const uint64_t directory_offset = part_.position();
-    part_.write(central_directory(entries_, directory_offset));
+    const std::string directory = central_directory(entries_, directory_offset);
+    part_.write(directory);
     stats_.wheel_size = part_.position();
     part_.commit();
+    record_digests(directory);
+    stats_.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    stats_.cpu_seconds = cpu_seconds() - start_cpu_;
     return stats_;
   }
 
- private:
-  struct Reused {
-    uint32_t crc;
-    uint64_t compressed_size;
-  };
-
-  // Copies the previous wheel's bytes for the entry when its content is the
-  // same; `hash` and `crc` are filled when the content was read for it.
-  std::optional<Reused> reuse(const ZipEntry& entry, const Source& source,
-                              std::optional<std::string>& hash, std::optional<uint32_t>& crc) {
+  // Decides which candidates are copied from the previous wheel: those whose
+  // name, method, size and RECORD hash are the previous entry's, whose
+  // content hashes chunk by chunk to the recorded content digests (or whose
+  // known RECORD hash and CRC-32 are the previous entry's), and whose bytes in
+  // the previous wheel hash chunk by chunk to the recorded digests. Every
+  // chunk is a job of its own on the deflate workers: the work is spread by
+  // entry and within a large entry. Nothing is inflated.
+  void vouch(const std::vector<Candidate>& candidates) {
     if (!previous_) {
-      return std::nullopt;
+      return;
     }
-    const ZipEntry* old = previous_->zip->find(entry.name);
-    const auto row = previous_->record.find(entry.name);
-    if (old == nullptr || row == previous_->record.end() || old->method != entry.method ||
-        old->size != source.size || row->second.size != std::to_string(source.size) ||
-        row->second.hash.rfind("sha256=", 0) != 0) {
-      spdlog::trace("wheel: {} has no like entry in the previous wheel", entry.name);
-      return std::nullopt;
-    }
-    uint64_t offset = 0;
-    try {
-      offset = previous_->zip->data_offset(*old);
-    } catch (const Error& error) {
-      spdlog::warn("wheel: {} not reused: {}", entry.name, error.what());
-      return std::nullopt;
-    }
-    // The old bytes are checked while the new content is hashed.
     const ZipReader& zip = *previous_->zip;
-    auto checked = std::async(std::launch::async, [&zip, old, offset] {
+    struct Check {
+      const Candidate* candidate;
+      Vouched found;
+      std::vector<uint64_t> starts;  // each chunk's offset in the entry's bytes
+      std::atomic<bool> failed{false};
+      std::atomic<bool> damaged{false};  // the previous bytes are not the recorded ones
+    };
+    std::vector<std::unique_ptr<Check>> checks;
+    std::vector<std::function<void()>> jobs;
+    std::atomic<uint64_t> hashed{0};
+    std::atomic<uint64_t> checked{0};
+    for (const auto& candidate : candidates) {
+      const ZipEntry* old = zip.find(candidate.name);
+      const auto recorded = previous_->digests.entries.find(candidate.name);
+      const auto row = previous_->record.find(candidate.name);
+      if (old == nullptr || recorded == previous_->digests.entries.end() ||
+          row == previous_->record.end() || old->method != candidate.method ||
+          old->size != candidate.size || row->second.size != std::to_string(candidate.size) ||
+          row->second.hash.rfind("sha256=", 0) != 0 || row->second.hash != recorded->second.hash ||
+          (candidate.known_hash && *candidate.known_hash != row->second.hash) ||
+          (candidate.known_crc && *candidate.known_crc != old->crc) ||
+          (!candidate.known_hash && candidate.path.empty())) {
+        spdlog::trace("wheel: {} has no like entry in the previous wheel", candidate.name);
+        continue;
+      }
+      auto check = std::make_unique<Check>();
+      check->candidate = &candidate;
+      check->found = {old, &recorded->second, 0};
       try {
-        return inflates_to(zip, *old, offset);
-      } catch (const Error&) {
-        return false;
+        check->found.offset = zip.data_offset(*old);
+      } catch (const Error& error) {
+        spdlog::warn("wheel: {} not reused: {}", candidate.name, error.what());
+        continue;
       }
-    });
-    if (!hash || !source.known_crc) {
-      Sha256 sha;
-      uint32_t running = 0;
-      RangeReader reader(source.fd, source.offset, source.compressed, source.inflated, source.path);
-      for (uint64_t done = 0; done < source.size;) {
-        if (stop_signal() != 0) {
-          break;
-        }
-        const size_t length = static_cast<size_t>(std::min<uint64_t>(io_block, source.size - done));
-        const std::string block = reader.read(length);
-        sha.update(block);
-        running = libdeflate_crc32(running, block.data(), block.size());
-        done += length;
+      uint64_t start = 0;
+      for (const auto& chunk : recorded->second.chunks) {
+        check->starts.push_back(start);
+        start += chunk.compressed_size;
       }
-      if (!hash) {
-        hash = "sha256=" + urlsafe_b64_nopad(sha.digest());
+      for (size_t i = 0; i < check->starts.size(); ++i) {
+        jobs.push_back([&zip, &hashed, &checked, check = check.get(), i] {
+          check_chunk(zip, *check->candidate, check->found, check->starts[i], i, check->failed,
+                      check->damaged, hashed, checked);
+        });
       }
-      crc = running;
-    } else {
-      crc = source.known_crc;
+      checks.push_back(std::move(check));
     }
-    const bool intact = checked.get();
-    throw_if_stopped();
-    if (*hash != row->second.hash || *crc != old->crc) {
-      spdlog::debug("wheel: {} changed since the previous wheel", entry.name);
-      if (!source.known_hash) {
-        hash = std::nullopt;  // hashed again while compressing
+    stats_.check_jobs += jobs.size();
+    deflater_.run(std::move(jobs));
+    for (const auto& check : checks) {
+      if (check->damaged) {
+        spdlog::warn(
+            "wheel: {} in {} is not what was recorded when it was written: compressed again",
+            check->candidate->name, zip.path().string());
+      } else if (check->failed) {
+        spdlog::debug("wheel: {} changed since the previous wheel", check->candidate->name);
+      } else {
+        vouched_.emplace(check->candidate->name, check->found);
       }
-      return std::nullopt;
     }
-    if (!intact) {
-      spdlog::warn("wheel: {} in {} does not inflate to its CRC-32 and size: compressed again",
-                   entry.name, zip.path().string());
-      return std::nullopt;
-    }
-    part_.copy_from(zip.fd(), offset, old->compressed_size, zip.path());
-    return Reused{old->crc, old->compressed_size};
+    stats_.hashed_bytes += hashed;
+    stats_.checked_bytes += checked;
   }
 
+ private:
+  // A previous entry vouched for: copied as it is.
+  struct Vouched {
+    const ZipEntry* old = nullptr;
+    const EntryDigests* recorded = nullptr;
+    uint64_t offset = 0;  // its data in the previous wheel
+  };
+
+  // One chunk of a candidate: its content against the recorded content
+  // digest (unless the content is known by its hash), its bytes in the
+  // previous wheel against the recorded digest. A mismatch, or anything that
+  // cannot be read, sets `failed` (and `damaged` for the previous bytes); the
+  // other chunks of the entry then stop. Runs on a worker: nothing is logged.
+  static void check_chunk(const ZipReader& zip, const Candidate& candidate, const Vouched& found,
+                          uint64_t start, size_t index, std::atomic<bool>& failed,
+                          std::atomic<bool>& damaged, std::atomic<uint64_t>& hashed,
+                          std::atomic<uint64_t>& checked) {
+    if (failed || stop_signal() != 0) {
+      failed = true;
+      return;
+    }
+    try {
+      const ChunkDigest& chunk = found.recorded->chunks[index];
+      if (!candidate.known_hash) {
+        const uint64_t at = index * deflate_chunk_size;
+        const size_t length =
+            static_cast<size_t>(std::min<uint64_t>(deflate_chunk_size, candidate.size - at));
+        std::string content;
+        if (candidate.fd >= 0) {
+          content = read_at(candidate.fd, candidate.offset + at, length, candidate.path);
+        } else {
+          const UniqueFd file(::open(candidate.path.c_str(), O_RDONLY | O_CLOEXEC));
+          if (!file) {
+            failed = true;
+            return;
+          }
+          content = read_at(file.get(), at, length, candidate.path);
+        }
+        hashed += length;
+        if (Sha256().update(content).digest() != chunk.content) {
+          failed = true;
+          return;
+        }
+      }
+      const std::string bytes = read_at(zip.fd(), found.offset + start,
+                                        static_cast<size_t>(chunk.compressed_size), zip.path());
+      checked += bytes.size();
+      if (Sha256().update(bytes).digest() != chunk.compressed) {
+        damaged = true;
+        failed = true;
+      }
+    } catch (const Error&) {
+      failed = true;
+    }
+  }
+
+  static double cpu_seconds() {
+    struct rusage usage {};
+    ::getrusage(RUSAGE_SELF, &usage);
+    const auto seconds = [](const timeval& t) {
+      return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+    };
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+  }
+
+  // The new wheel's digests, beside it for the next packing. A failure only
+  // costs the next packing its reuse: the digests left there belong to
+  // another wheel and are ignored.
+  void record_digests(const std::string& directory) {
+    if (!digests_path_) {
+      return;
+    }
+    WheelDigests digests;
+    digests.wheel_size = stats_.wheel_size;
+    digests.directory = Sha256().update(directory).digest();
+    for (auto& [name, entry] : digests_) {
+      if (duplicates_.count(name) == 0) {
+        digests.entries.emplace(name, std::move(entry));
+      }
+    }
+    try {
+      fs::create_directories(digests_path_->parent_path());
+      StagedReplacement staging(*digests_path_, "part");
+      write_whole_file(staging.staged(), format_wheel_digests(digests));
+      staging.commit();
+    } catch (const fs::filesystem_error& error) {
+      spdlog::warn(
+          "the wheel's digests are not recorded (the next packing compresses every "
+          "entry): {}",
+          system_error(error).what());
+    } catch (const Error& error) {
+      spdlog::warn(
+          "the wheel's digests are not recorded (the next packing compresses every "
+          "entry): {}",
+          error.what());
+    }
+  }
+
+  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  const double start_cpu_ = cpu_seconds();
   PartFile part_;
+  std::optional<std::filesystem::path> digests_path_;
   std::optional<Previous> previous_;
   ParallelDeflater deflater_;
+  std::map<std::string, Vouched> vouched_;
+  std::map<std::string, EntryDigests> digests_;
+  std::set<std::string> duplicates_;
   std::vector<ZipEntry> entries_;
   WheelWriteStats stats_;
 };
@@ -488,6 +616,7 @@ class EntryWriter {
 struct WalkedFile {
   std::string path;     // as os.path.normpath(os.path.join(root, name))
   std::string arcname;  // relative, '/'-separated
+  uint64_t size = 0;    // when walked
 };
 
 bool is_dir_following(const std::string& path) {
@@ -528,7 +657,7 @@ void walk(const std::string& root, const std::string& relative, const std::strin
     if (arcname == record_path) {
       continue;
     }
-    (dist_info ? deferred : files).push_back({path, arcname});
+    (dist_info ? deferred : files).push_back({path, arcname, static_cast<uint64_t>(st.st_size)});
   }
   for (const auto& name : directories) {
     const std::string path = root + "/" + name;
@@ -601,6 +730,12 @@ WheelWriteStats write_wheel(const WheelWriteOptions& options) {
   } else {
     writer.expect(previous_size(options));
   }
+  std::vector<Candidate> candidates;
+  for (const auto& file : files) {
+    candidates.push_back(
+        {file.arcname, options.method, file.size, file.path, -1, 0, std::nullopt, std::nullopt});
+  }
+  writer.vouch(candidates);
   std::vector<RecordRow> record;
   for (const auto& file : files) {
     const UniqueFd fd(::open(file.path.c_str(), O_RDONLY | O_CLOEXEC));
@@ -659,26 +794,44 @@ WheelWriteStats rezip_wheel(const fs::path& source, const WheelWriteOptions& opt
   std::error_code ec;
   const uint64_t source_size = fs::file_size(source, ec);
   writer.expect(previous_size(options).value_or(ec ? 0 : source_size));
-  for (const auto& from : input.entries()) {
-    // Stored, or deflated at level 0 (stored blocks: auditwheel -z 0): deflated
-    // here; really deflated entries and directories are copied as they are.
+  // Stored, or deflated at level 0 (stored blocks: auditwheel -z 0): deflated
+  // here; really deflated entries and directories are copied as they are.
+  const auto deflated_here = [&](const ZipEntry& from) {
     const bool uncompressed =
         from.method == zip_stored ||
         (from.method == zip_deflated && from.size > 0 && from.compressed_size >= from.size);
-    if (!uncompressed || options.method == zip_stored || ends_with(from.name, "/")) {
+    return uncompressed && options.method != zip_stored && !ends_with(from.name, "/");
+  };
+  const auto known_hash = [&](const ZipEntry& from) -> std::optional<std::string> {
+    const auto row = record.find(from.name);
+    if (row != record.end() && row->second.hash.rfind("sha256=", 0) == 0 &&
+        row->second.size == std::to_string(from.size)) {
+      return row->second.hash;
+    }
+    return std::nullopt;
+  };
+  std::vector<Candidate> candidates;
+  for (const auto& from : input.entries()) {
+    if (deflated_here(from)) {
+      // A stored entry's content is read where it lies; a deflated one's is
+      // known by the RECORD of auditwheel's output only.
+      const bool stored = from.method == zip_stored;
+      candidates.push_back({from.name, zip_deflated, from.size, stored ? input.path() : fs::path(),
+                            stored ? input.fd() : -1, stored ? input.data_offset(from) : 0,
+                            known_hash(from), from.crc});
+    }
+  }
+  writer.vouch(candidates);
+  for (const auto& from : input.entries()) {
+    if (!deflated_here(from)) {
       writer.copy_raw(from, input);
       continue;
     }
     ZipEntry entry = from;
     entry.method = zip_deflated;
-    const auto row = record.find(from.name);
-    std::optional<std::string> hash;
-    if (row != record.end() && row->second.hash.rfind("sha256=", 0) == 0 &&
-        row->second.size == std::to_string(from.size)) {
-      hash = row->second.hash;
-    }
-    writer.add(entry, {input.fd(), input.data_offset(from), from.size, input.path(),
-                       from.method == zip_deflated, from.compressed_size, hash, from.crc});
+    writer.add(entry,
+               {input.fd(), input.data_offset(from), from.size, input.path(),
+                from.method == zip_deflated, from.compressed_size, known_hash(from), from.crc});
   }
   return writer.finish();
 }

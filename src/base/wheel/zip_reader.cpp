@@ -84,9 +84,10 @@ ZipReader::ZipReader(const fs::path& path) : path_(path) {
     directory_size = get(record, 40, 8);
     directory_offset = get(record, 48, 8);
   }
-  if (directory_offset + directory_size > file_size_) {
+  if (directory_size > file_size_ || directory_offset > file_size_ - directory_size) {
     throw bad("the central directory lies past the end");
   }
+  directory_offset_ = directory_offset;
   const std::string directory = read_at(fd_.get(), directory_offset, directory_size, path);
   size_t at = 0;
   for (uint64_t i = 0; i < count; ++i) {

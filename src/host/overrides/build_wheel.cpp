@@ -20,6 +20,7 @@
 #include "base/build/build_summary.hpp"
 #include "base/layer/environment.hpp"
 #include "base/process/process.hpp"
+#include "base/tree/state_paths.hpp"
 #include "base/util/error.hpp"
 #include "base/util/staged_replacement.hpp"
 #include "base/util/strings.hpp"
@@ -69,7 +70,7 @@ bool auditwheel_has_compression_level() {
 }
 
 void repair_wheel(const Profile& profile, const PlatformInfo& platform, const fs::path& dist_dir,
-                  bool native) {
+                  bool native, const fs::path& tree_root) {
   const std::set<fs::path> built = wheels_in(dist_dir, profile.wheel.linux_wheel_glob);
   if (built.size() != 1) {
     std::vector<std::string> names;
@@ -132,6 +133,8 @@ void repair_wheel(const Profile& profile, const PlatformInfo& platform, const fs
       WheelWriteOptions options;
       options.wheel = target;
       options.previous = target;
+      options.digests = wheel_digests_path(tree_root, target);
+      StagedReplacement::remove_leftovers(*options.digests, "part");
       options.threads = packing_threads();
       const WheelWriteStats stats = rezip_wheel(written, options);
       BuildSummary& summary = build_summary();
@@ -182,23 +185,25 @@ void override_build_wheel(const OverrideContext& context) {
   const std::string add_links = context.name("add_links");
   auto profile = context.profile;
   const PlatformInfo platform = context.platform;
+  const fs::path tree_root = context.tree_root;
 
   build_wheel.attr("run") = py::cpp_function(
-      [base, module, add_links, profile, platform](py::object self) {
+      [base, module, add_links, profile, platform, tree_root](py::object self) {
         module.attr(add_links.c_str())(py::arg("external_only") = true);
         const bool manylinux = env_on(EnvVar::manylinux, *profile);
         const bool native = env_on(EnvVar::native_wheel, *profile);
         {
           std::optional<NativePacking> packing;
           if (native) {
-            packing.emplace(self, manylinux);
+            packing.emplace(self, manylinux, tree_root);
           }
           base.attr("run")(self);
         }
         if (manylinux) {
           py::module_::import("sys").attr("stdout").attr("flush")();
           repair_wheel(*profile, platform,
-                       fs::absolute(py::str(self.attr("dist_dir")).cast<std::string>()), native);
+                       fs::absolute(py::str(self.attr("dist_dir")).cast<std::string>()), native,
+                       tree_root);
         }
       },
       py::name("run"), py::is_method(build_wheel));

@@ -4,6 +4,7 @@
 #include "base/build/build_summary.hpp"
 #include "base/jobs/job_limits.hpp"
 #include "base/layer/environment.hpp"
+#include "base/tree/state_paths.hpp"
 #include "base/util/error.hpp"
 #include "base/util/numbers.hpp"
 #include "base/util/staged_replacement.hpp"
@@ -90,9 +91,16 @@ py::object native_wheel_file_type() {
             compression == 0 || self.attr("_stored").cast<bool>() ? zip_stored : zip_deflated;
         options.source_date_epoch = source_date_epoch();
         options.previous = options.wheel;
+        if (const auto digests = py::str(self.attr("_digests")).cast<std::string>();
+            !digests.empty()) {
+          options.digests = digests;
+        }
         options.threads = packing_threads();
-        // A partial wheel a killed run left (the build lock is held).
+        // A partial wheel, or digests, a killed run left (the build lock is held).
         StagedReplacement::remove_leftovers(options.wheel, "part");
+        if (options.digests) {
+          StagedReplacement::remove_leftovers(*options.digests, "part");
+        }
         const auto start = std::chrono::steady_clock::now();
         WheelWriteStats stats;
         {
@@ -108,9 +116,9 @@ py::object native_wheel_file_type() {
         summary.wheel = options.wheel;
         spdlog::info(
             "wheel {}: {} entries, {} compressed, {} reused from the previous wheel, {} deflate "
-            "thread{} ({:.1f} s)",
+            "thread{} ({:.2f} s, {:.2f} s of CPU)",
             options.wheel.filename().string(), stats.entries, stats.compressed, stats.reused,
-            stats.threads, stats.threads == 1 ? "" : "s", seconds_since(start));
+            stats.threads, stats.threads == 1 ? "" : "s", stats.seconds, stats.cpu_seconds);
         self.attr("_written") = true;
       },
       py::name("write_files"), py::is_method(made));
@@ -136,7 +144,7 @@ mode_t current_umask() {
 
 }  // namespace
 
-NativePacking::NativePacking(const py::object& command, bool stored) {
+NativePacking::NativePacking(const py::object& command, bool stored, const fs::path& tree_root) {
   py::object sys_modules = py::module_::import("sys").attr("modules");
   py::object native_type = native_wheel_file_type();
   std::vector<py::object> modules;
@@ -162,12 +170,19 @@ NativePacking::NativePacking(const py::object& command, bool stored) {
       continue;
     }
     module.attr("WheelFile") = py::cpp_function(
-        [original, native_type, stored](py::object file, py::object mode, py::object compression) {
+        [original, native_type, stored, tree_root](py::object file, py::object mode,
+                                                   py::object compression) {
           if (py::str(mode).cast<std::string>() != "w") {
             return original(file, mode, compression);
           }
           py::object made = native_type();
           made.attr("filename") = py::module_::import("os").attr("fspath")(file);
+          // A stored wheel is repaired and removed: nothing to reuse it by.
+          made.attr("_digests") =
+              stored ? std::string()
+                     : wheel_digests_path(tree_root,
+                                          py::str(made.attr("filename")).cast<std::string>())
+                           .string();
           made.attr("compression") = compression;
           made.attr("_stored") = stored;
           made.attr("_written") = false;

@@ -4,9 +4,10 @@
 // - a RECORD the reader finds parses, and formats back to the same rows;
 // - a ZIP the reader accepts round-trips: written again (rezip_wheel), the
 //   result holds the same entries, in the same order, with the same bytes;
-// - as the previous wheel of a new wheel (the reuse of unchanged entries),
-//   it never changes what the new wheel holds: that wheel is the bdist
-//   directory's files, byte for byte, whatever the previous wheel claims.
+// - as the previous wheel of a new wheel (read, then without digests of its
+//   own nothing reused: wheel_digests' target fuzzes the digests), it never
+//   changes what the new wheel holds: that wheel is the bdist directory's
+//   files, byte for byte, whatever the previous wheel claims.
 #include "base/wheel/record.hpp"
 #include "base/wheel/wheel_writer.hpp"
 #include "base/wheel/zip_reader.hpp"
@@ -116,6 +117,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   options.base_dir = bdist_directory();
   options.source_date_epoch = 315532800;
   options.previous = previous;
+  options.digests = dir / "none.json";  // read as none: the ZIP is read, nothing reused
   FUZZ_CHECK(fuzz::accepts([&] { write_wheel(options); }),
              "a broken previous wheel stopped the new wheel's writing");
   const ZipReader written(previous);
