@@ -27,6 +27,9 @@ test_packages=(
   # The proxy and CA tests (tests/e2e/network_test.cpp): a CONNECT proxy, git's
   # smart HTTP behind nginx, the test CA.
   tinyproxy fcgiwrap openssl
+  # The shared compile cache (tests/e2e/compile_cache_e2e_test.cpp, bench/run
+  # compile-cache): redis for ccache's remote storage; sccache's storages checked.
+  redis-server sccache
   # The portable build (scripts/build-static-deps.sh: Debian's sources and
   # the static archives it links) and its wheel's policy check.
   dpkg-dev libssh2-1-dev libhttp-parser-dev liblzma-dev python3-pyelftools
@@ -65,7 +68,8 @@ fi
 #   - the real wheel and CMake builds (Wheel.*, NativeWheelTest.*,
 #     BuildCommandsTest.*, Backend.*, Install.*, the *Bdist* and *CmakeBuild*
 #     cases of InterruptionTest, DistccCmakeBuildTest.* (builds through
-#     loopback distccd), DownloadE2eTest's BuildUses... case) and the
+#     loopback distccd), CompileCacheCmakeBuildTest.* (two builds each through
+#     loopback redis and nginx), DownloadE2eTest's BuildUses... case) and the
 #     4 GiB ZIP64 wheel (WheelWriter's Zip64 case): minutes each,
 #     while the host code they run (the captured setup, the overrides, the
 #     kwargs, the patch engine, the stop signals) is what the kept tests run

@@ -1,5 +1,6 @@
 #include "host/host.hpp"
 
+#include "base/jobs/compile_cache.hpp"
 #include "base/jobs/compile_cluster.hpp"
 #include "base/jobs/job_limits.hpp"
 #include "base/launch/run_start.hpp"
@@ -149,6 +150,7 @@ int run_host(const HostOptions& options) {
   if (options.list_env != ListEnv::none) {
     // The distcc cluster probed and the job counts set, as a build has them.
     apply_job_limits(compiling, &apply_compile_cluster(compiling));
+    apply_compile_cache(tree.root, false);
     const Interpreter interpreter = choose_interpreter(options.python);
     const MachineOutput out;  // before Python starts: setup.py's prints go to stderr
     EmbeddedPython python(interpreter, tree.script, options.setup_args, tree.run_dir);

@@ -2,6 +2,8 @@
 
 #include "base/build/build_report.hpp"
 #include "base/build/build_summary.hpp"
+#include "base/build/compile_cache_log.hpp"
+#include "base/jobs/compile_cache.hpp"
 #include "base/jobs/compile_cluster.hpp"
 #include "base/jobs/job_limits.hpp"
 #include "base/layer/environment.hpp"
@@ -12,6 +14,7 @@
 #include "base/tree/state_paths.hpp"
 #include "base/util/github_actions.hpp"
 #include "base/util/platform_info.hpp"
+#include "base/util/whole_file.hpp"
 #include "host/layer/carried_layer.hpp"
 #include "host/layer/setup_kwargs.hpp"
 #include "host/layer/upstream_version.hpp"
@@ -57,6 +60,9 @@ void prepare_build(const std::filesystem::path& tree_root, const Profile& profil
   // MAX_JOBS (its slots, else the cgroup's figure) and
   // TRITON_PARALLEL_LINK_JOBS where unset (said when compiling).
   apply_job_limits(compiling, compiling ? &apply_compile_cluster(true) : nullptr);
+  if (compiling) {
+    apply_compile_cache(tree_root, true);  // before the NPUIR build, which compiles through it
+  }
   ensure_distributed_sources(tree_root, profile);
   if (compiling) {
     build_npuir(tree_root, profile, user_max_jobs);  // with its switch on
@@ -97,6 +103,10 @@ py::object build_with_layer(const SetupCall& call, const py::object& real_setup,
     result = real_setup(**kwargs);
   }
   flush_python_streams();
+  if (compile_cache().active) {
+    const auto log = read_whole_file(compile_cache_log_path(call.tree_root));
+    build_summary().compile_cache = parse_ccache_stats_log(log.value_or("")).figures;
+  }
   print_build_summary();
   record_build(call.tree_root);  // the trace, the report, GitHub's step summary
   if (call.profile->layer.warn_left_patched && build_summary().any) {

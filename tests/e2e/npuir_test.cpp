@@ -7,6 +7,7 @@
 // holding tools/bisheng_compiler/bin). Fetches are real libgit2 fetches; the
 // wheel is a real bdist_wheel of the example tree.
 #include "base/util/error.hpp"
+#include "loopback_servers.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -170,6 +171,25 @@ TEST_F(NpuirTest, WholeNpuirPathIntoTheWheel_StandInNpuIrRepo_StandInBuildSh_Bdi
     EXPECT_EQ(entry.path().filename().string().find("ascend-setup"), std::string::npos)
         << entry.path();
   }
+}
+
+// The shared compile cache reaches the NPUIR build: ccache's settings in
+// build.sh's environment, the tree's prefix map in its compiler wrapper.
+TEST_F(NpuirTest, BuildShCompilesThroughTheCompileCache_StandInNpuIrRepo_StandInBuildSh) {
+  const TcpListener server;  // up for the probe
+  const std::string url = "redis://127.0.0.1:" + std::to_string(server.port());
+  env["ASCEND_SETUP_COMPILE_CACHE"] = url;
+  env["NPUIR_STAND_IN_EXIT"] = "3";  // stops after recording: no Triton build
+  const auto result = host({"bdist_wheel"});
+  EXPECT_NE(result.exit_code, 0);
+  const std::string root = fs::canonical(tree).string();
+  EXPECT_EQ(lines_of(stand_in_log / "compile-cache-env"),
+            (std::vector<std::string>{
+                "CCACHE_REMOTE_STORAGE=" + url, "CCACHE_BASEDIR=" + root,
+                "CCACHE_STATSLOG=" + root + "/build/ascend-setup/compile-cache.log"}))
+      << result.err;
+  EXPECT_TRUE(contains(read_file(tree / "build/ascend-setup/npuir/clang++"),
+                       "-ffile-prefix-map=" + root + "=."));
 }
 
 TEST_F(NpuirTest, MissingAscendHomePathStopsBeforeAnyFetch_StandInNpuIrRepo) {

@@ -2,8 +2,9 @@
 # Stand-in for AscendNPU-IR's build-tools/build.sh (the real one builds LLVM,
 # MLIR and BishengIR for hours). Run by ascend-setup's NPUIR build in the
 # AscendNPU-IR directory. It records its arguments (one a line) and the
-# variables the build reads into $NPUIR_STAND_IN_LOG, checks that the nested
-# repositories are there, compiles a file with the --cxx-compiler wrapper
+# variables the build reads into $NPUIR_STAND_IN_LOG (ccache's remote
+# settings into compile-cache-env), checks that the nested repositories are
+# there, compiles a file with the --cxx-compiler wrapper
 # (which must add -include cstdint: the file uses std::uint32_t without it),
 # and writes bishengir-output/ as --collect-binary does. NPUIR_STAND_IN_EXIT=N
 # makes it fail with N after recording.
@@ -12,6 +13,8 @@ log=${NPUIR_STAND_IN_LOG:?}
 mkdir -p "$log"
 printf '%s\n' "$@" > "$log/args"
 printf 'CCACHE_DIR=%s\n' "${CCACHE_DIR-}" > "$log/env"
+printf '%s\n' "CCACHE_REMOTE_STORAGE=${CCACHE_REMOTE_STORAGE-}" "CCACHE_BASEDIR=${CCACHE_BASEDIR-}" \
+  "CCACHE_STATSLOG=${CCACHE_STATSLOG-}" > "$log/compile-cache-env"
 pwd > "$log/cwd"
 echo "stand-in build.sh: building AscendNPU-IR"
 if [ -n "${NPUIR_STAND_IN_EXIT-}" ]; then

@@ -2,6 +2,10 @@
 
 #include "test_support.hpp"
 
+#include "base/process/process.hpp"
+#include "base/util/numbers.hpp"
+#include "base/util/strings.hpp"
+
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
@@ -337,6 +341,35 @@ std::unique_ptr<BackgroundProcess> start_nginx(const fs::path& dir, const std::s
   }
   ADD_FAILURE() << "nginx did not start: " << read_file(dir / "error.log");
   return nullptr;
+}
+
+RedisServer::RedisServer(const fs::path& dir) {
+  fs::create_directories(dir);
+  // A port taken between free_port() and the bind: another try (at most 5).
+  for (int attempt = 0; attempt < 5 && !process_; ++attempt) {
+    port_ = free_port();
+    process_ = std::make_unique<BackgroundProcess>(
+        std::vector<std::string>{"redis-server", "--bind", "127.0.0.1", "--port",
+                                 std::to_string(port_), "--save", "", "--appendonly", "no", "--dir",
+                                 dir.string()},
+        dir / "redis.log");
+    if (!wait_for_port(port_, 10)) {
+      process_.reset();
+    }
+  }
+  if (!process_) {
+    ADD_FAILURE() << "redis-server did not start: " << read_file(dir / "redis.log");
+  }
+}
+
+long RedisServer::keys() const {
+  const ascend_setup::ProcessResult result = ascend_setup::run_process(
+      {{"redis-cli", "-h", "127.0.0.1", "-p", std::to_string(port_), "DBSIZE"},
+       std::nullopt,
+       {},
+       ""});
+  const auto keys = ascend_setup::parse_integer(ascend_setup::trim(result.out), 0L, 1L << 40);
+  return result.exit_code == 0 && keys ? *keys : -1;
 }
 
 NginxServer::NginxServer(const fs::path& dir, const fs::path& www, const std::string& limit_rate)

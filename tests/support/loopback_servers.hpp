@@ -158,6 +158,22 @@ class DistccDaemon {
   pid_t pid_ = -1;
 };
 
+// Debian's redis-server on 127.0.0.1 and a free port, in the foreground,
+// nothing saved to disk (`--save ''`), its log in `dir`/redis.log; stopped
+// with its process group when the object dies.
+class RedisServer {
+ public:
+  explicit RedisServer(const fs::path& dir);
+  int port() const { return port_; }
+  std::string url() const { return "redis://127.0.0.1:" + std::to_string(port_); }
+  // The number of keys it holds (redis-cli DBSIZE); -1 when it cannot say.
+  long keys() const;
+
+ private:
+  int port_ = 0;
+  std::unique_ptr<BackgroundProcess> process_;
+};
+
 // `dir`/`name`.tar.gz holding the directory `name`/ with a file of `bytes`
 // random bytes (incompressible), a small text file and a relative symlink.
 fs::path make_package_tarball(const fs::path& dir, const std::string& name, std::uint64_t bytes,

@@ -74,6 +74,16 @@ enum class EnvVar {
   distcc_hosts,       // DISTCC_HOSTS (distcc's)
   distcc_probe_ms,    // ASCEND_SETUP_DISTCC_PROBE_MS
   ccache_prefix,      // CCACHE_PREFIX (ccache's)
+  // The shared compile cache (base/jobs/compile_cache.hpp).
+  compile_cache,          // ASCEND_SETUP_COMPILE_CACHE
+  compile_cache_tool,     // ASCEND_SETUP_COMPILE_CACHE_TOOL
+  ccache_remote_storage,  // CCACHE_REMOTE_STORAGE (ccache's)
+  ccache_basedir,         // CCACHE_BASEDIR (ccache's)
+  ccache_statslog,        // CCACHE_STATSLOG (ccache's)
+  home,                   // HOME
+  triton_home,            // TRITON_HOME (upstream's)
+  cflags,                 // CFLAGS (CMake's first configure)
+  cxxflags,               // CXXFLAGS (CMake's first configure)
   // BishengIR and the NPUIR build (base/npuir/).
   npuir,             // [npuir] switch
   bishengir_path,    // [bishengir] path_env

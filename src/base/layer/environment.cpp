@@ -168,6 +168,40 @@ const Row kRows[] = {
      none,
      "what ccache runs the compiler through; ascend-setup sets distcc when compiling through "
      "distcc"},
+    // The shared compile cache: doc/compile-cache.md.
+    {EnvVar::compile_cache, Kind::text,
+     [](const Profile*) { return std::string("ASCEND_SETUP_COMPILE_CACHE"); }, none,
+     "a remote compile cache in ccache's syntax (redis://HOST:PORT, http://HOST:PORT/PATH, "
+     "|ATTRIBUTE=VALUE): every compile of the build reads and writes it, from any checkout "
+     "directory and HOME"},
+    {EnvVar::compile_cache_tool, Kind::text,
+     [](const Profile*) { return std::string("ASCEND_SETUP_COMPILE_CACHE_TOOL"); },
+     [](const Profile*) -> std::optional<std::string> { return "ccache"; },
+     "the launcher of the compile cache: ccache or sccache"},
+    {EnvVar::ccache_remote_storage, Kind::text,
+     [](const Profile*) { return std::string("CCACHE_REMOTE_STORAGE"); }, none,
+     "ccache's remote storage; ascend-setup sets ASCEND_SETUP_COMPILE_CACHE's URL (empty while "
+     "its server does not answer)"},
+    {EnvVar::ccache_basedir, Kind::text,
+     [](const Profile*) { return std::string("CCACHE_BASEDIR"); }, none,
+     "ccache's base directory; ascend-setup sets the tree's root with a compile cache"},
+    {EnvVar::ccache_statslog, Kind::text,
+     [](const Profile*) { return std::string("CCACHE_STATSLOG"); }, none,
+     "ccache's per-compile log; ascend-setup sets build/ascend-setup/compile-cache.log with a "
+     "compile cache"},
+    {EnvVar::home, Kind::text, [](const Profile*) { return std::string("HOME"); }, none,
+     "the user's home: with a compile cache, the configure call's paths under it are given "
+     "through links in the tree"},
+    {EnvVar::triton_home, Kind::text, [](const Profile*) { return std::string("TRITON_HOME"); },
+     none,
+     "upstream's cache root (.triton under it; HOME when unset): with a compile cache, the "
+     "configure call's paths under it are given through links in the tree"},
+    {EnvVar::cflags, Kind::text, [](const Profile*) { return std::string("CFLAGS"); }, none,
+     "the C flags of a first configure; with a compile cache, the configure call's "
+     "CMAKE_C_FLAGS (these, then the tree's prefix map)"},
+    {EnvVar::cxxflags, Kind::text, [](const Profile*) { return std::string("CXXFLAGS"); }, none,
+     "the C++ flags of a first configure; with a compile cache, the configure call's "
+     "CMAKE_CXX_FLAGS (these, then the tree's prefix map)"},
     // BishengIR and the NPUIR build: doc/npuir.md.
     {EnvVar::npuir, Kind::flag, [](const Profile* p) { return p->npuir.switch_name; }, off,
      "build AscendNPU-IR (its submodule, nested repositories, build.sh) before setup.py, and "
@@ -268,6 +302,10 @@ std::vector<EnvEntry> registry_rows(const Profile& profile) {
       {EnvVar::parallel_link_jobs, "setup.py"},
       {EnvVar::distcc_hosts, "distcc"},
       {EnvVar::ccache_prefix, "ccache"},
+      {EnvVar::ccache_remote_storage, "ccache"},
+      {EnvVar::ccache_basedir, "ccache"},
+      {EnvVar::ccache_statslog, "ccache"},
+      {EnvVar::triton_home, "setup.py"},
   };
   for (EnvEntry& entry : rows) {
     for (const auto& [var, reader] : also_read_by) {

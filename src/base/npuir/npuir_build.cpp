@@ -3,6 +3,7 @@
 #include "base/download/download_progress.hpp"
 #include "base/git/network_retry.hpp"
 #include "base/git/source_repo.hpp"
+#include "base/jobs/compile_cache.hpp"
 #include "base/layer/environment.hpp"
 #include "base/npuir/bishengir_payload.hpp"
 #include "base/process/process.hpp"
@@ -195,7 +196,13 @@ void build_npuir(const fs::path& tree_root, const Profile& profile,
   spdlog::info("NPUIR build: {} jobs: {}", jobs.jobs, jobs.reason);
 
   const fs::path wrapper = state_dir(tree_root) / "npuir" / fs::path(npuir.cxx_compiler).filename();
-  write_whole_file(wrapper, cxx_wrapper_script(*compiler, npuir.cxx_flags));
+  // With the compile cache, the tree's prefix map too (its environment has
+  // ccache's settings already).
+  std::vector<std::string> flags = npuir.cxx_flags;
+  if (compile_cache().active) {
+    flags.push_back(compile_cache_prefix_map(compile_cache()));
+  }
+  write_whole_file(wrapper, cxx_wrapper_script(*compiler, flags));
   fs::permissions(wrapper, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
                                fs::perms::others_read | fs::perms::others_exec);
 

@@ -26,6 +26,7 @@
 
 #include "base/build/build_phases.hpp"
 #include "base/build/build_summary.hpp"
+#include "base/jobs/compile_cache.hpp"
 #include "base/jobs/compile_cluster.hpp"
 #include "base/layer/cmake_arguments.hpp"
 #include "base/layer/environment.hpp"
@@ -298,6 +299,21 @@ class CheckCallWrapper {
               command.append(arg);
               spdlog::debug("configure call: added {}", arg);
             }
+            if (compile_cache().active &&
+                std::all_of(command.begin(), command.end(),
+                            [](const py::handle& item) { return py::isinstance<py::str>(item); })) {
+              // The links go where the call (and every compile) runs.
+              const fs::path build_dir =
+                  kwargs.contains("cwd") && !kwargs["cwd"].is_none()
+                      ? fs::path(py::str(py::module_::import("os").attr("fspath")(kwargs["cwd"]))
+                                     .cast<std::string>())
+                      : fs::current_path();
+              const auto rewritten = compile_cache_configure_call(
+                  compile_cache(), command.cast<std::vector<std::string>>(),
+                  fs::absolute(build_dir));
+              command = py::list(py::cast(rewritten));
+              spdlog::debug("configure call: the compile cache's flags, launcher and links");
+            }
             py::list rest(args);
             rest[0] = py::isinstance<py::tuple>(args[0]) ? py::object(py::tuple(command))
                                                          : py::object(command);
@@ -395,9 +411,12 @@ void override_cmake_build(const OverrideContext& context) {
         std::error_code ec;
         const fs::path temp_dir = fs::temp_directory_path(ec);
         {
+          // With the compile cache, ccache is the launcher (distcc as its prefix).
           CheckCallWrapper wrapper(ascend_cmake_args(*profile),
-                                   cluster_cmake_args(compile_cluster(), cmake_dir), calls,
-                                   patch_point, {cmake_dir, root, temp_dir}, cmake_dir);
+                                   compile_cache().active
+                                       ? std::vector<std::string>{}
+                                       : cluster_cmake_args(compile_cluster(), cmake_dir),
+                                   calls, patch_point, {cmake_dir, root, temp_dir}, cmake_dir);
           upstream.attr(build_extension.c_str())(self, extension);
         }
         if (calls->configures == 0) {
