@@ -12,28 +12,13 @@ import argparse
 import os
 import re
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
 
+from download_bench import free_port, wait_for_port  # the loopback helpers, one home
+
 JOBS = 4
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for_port(port, seconds):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return True
-        time.sleep(0.05)
-    return False
 
 
 def job(work, root, binary, mode, index, url):

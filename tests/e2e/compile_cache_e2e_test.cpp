@@ -19,19 +19,6 @@ using namespace test_support;
 
 namespace {
 
-const char* const kWarning = "ascend-setup: warning: ";
-
-std::vector<std::string> lines_with(const std::string& text, const std::string& part) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (line.find(part) != std::string::npos) {
-      lines.push_back(line);
-    }
-  }
-  return lines;
-}
-
 // One CI job: its own directory (the tree `depth` directories below it), its
 // own HOME holding the LLVM package as upstream's cache keeps it, its own
 // empty ccache directory.
@@ -124,7 +111,7 @@ class CompileCacheCmakeBuildTest : public ::testing::Test {
 
     const auto first = a.build();
     ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
-    EXPECT_TRUE(lines_with(first.err, kWarning).empty()) << first.err;
+    EXPECT_TRUE(lines_with(first.err, kAscendSetupWarning).empty()) << first.err;
     EXPECT_NE(first.err.find("build summary: 8 objects compiled"), std::string::npos) << first.err;
     EXPECT_NE(first.err.find("compile cache 0 hits (0 local, 0 remote), 8 misses"),
               std::string::npos)
@@ -138,7 +125,7 @@ class CompileCacheCmakeBuildTest : public ::testing::Test {
 
     const auto second = b.build();
     ASSERT_EQ(second.exit_code, 0) << second.out << second.err;
-    EXPECT_TRUE(lines_with(second.err, kWarning).empty()) << second.err;
+    EXPECT_TRUE(lines_with(second.err, kAscendSetupWarning).empty()) << second.err;
     EXPECT_NE(second.err.find("compile cache 8 hits (0 local, 8 remote), 0 misses"),
               std::string::npos)
         << second.err;
@@ -199,7 +186,7 @@ TEST_F(CompileCacheCmakeBuildTest, ServerDownGivesOneWarningAndALocalBuild) {
   const Checkout a(dir.path() / "a", 1, url);
   const auto result = a.build();
   ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
-  const auto warnings = lines_with(result.out + result.err, kWarning);
+  const auto warnings = lines_with(result.out + result.err, kAscendSetupWarning);
   ASSERT_EQ(warnings.size(), 1u) << result.err;
   EXPECT_NE(warnings[0].find("the compile cache " + url +
                              " does not answer (Connection refused): this build compiles with "

@@ -25,20 +25,6 @@ using namespace test_support;
 
 namespace {
 
-// ascend-setup's warnings (not the compilers' or CMake's).
-const char* const kWarning = "ascend-setup: warning: ";
-
-std::vector<std::string> lines_with(const std::string& text, const std::string& part) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (line.find(part) != std::string::npos) {
-      lines.push_back(line);
-    }
-  }
-  return lines;
-}
-
 std::set<std::string> file_names(const std::vector<std::string>& paths) {
   std::set<std::string> names;
   for (const std::string& path : paths) {
@@ -115,7 +101,7 @@ TEST_F(DistccCmakeBuildTest, CompilesOnTwoLoopbackDaemonsThroughCcache) {
   }
   // Through ccache: it is the launcher, and it ran distcc (CCACHE_PREFIX).
   EXPECT_TRUE(launched_by(compile_rules(tree), "/usr/bin/ccache"));
-  EXPECT_TRUE(lines_with(result.out + result.err, kWarning).empty()) << result.err;
+  EXPECT_TRUE(lines_with(result.out + result.err, kAscendSetupWarning).empty()) << result.err;
   EXPECT_EQ(files_in(tree / "dist", ".whl").size(), 1u);
 }
 
@@ -197,7 +183,7 @@ TEST_F(DistccCmakeBuildTest, SurvivesItsOnlyDaemonKilledWhileItCompilesByCompili
   // the first configure left in the cache is emptied.
   const auto again = host({"bdist_wheel"});
   ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
-  EXPECT_EQ(lines_with(again.err, kWarning).size(), 1u) << again.err;
+  EXPECT_EQ(lines_with(again.err, kAscendSetupWarning).size(), 1u) << again.err;
   const auto rules = compile_rules(tree);
   EXPECT_FALSE(rules.empty());
   for (const std::string& rule : rules) {
@@ -211,7 +197,7 @@ TEST_F(DistccCmakeBuildTest, HostDownGivesOneWarningAndALocalBuild) {
   const auto result = host({"bdist_wheel"});
   ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
   const std::string output = result.out + result.err;
-  const auto warnings = lines_with(output, kWarning);
+  const auto warnings = lines_with(output, kAscendSetupWarning);
   ASSERT_EQ(warnings.size(), 1u) << output;
   EXPECT_NE(warnings[0].find("every distcc host of DISTCC_HOSTS is down: " + down +
                              " (Connection refused): compiling locally"),
@@ -239,7 +225,7 @@ TEST_F(DistccListEnvTest, ShowsTheClusterItsSlotsAndOneWarningForTheHostDown) {
   env["CCACHE_PREFIX"] = std::nullopt;
   const auto result = host({"--list-env=json"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  const auto warnings = lines_with(result.err, kWarning);
+  const auto warnings = lines_with(result.err, kAscendSetupWarning);
   ASSERT_EQ(warnings.size(), 1u) << result.err;
   EXPECT_NE(warnings[0].find("distcc host down, left out of this build: " + down),
             std::string::npos)

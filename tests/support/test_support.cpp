@@ -481,4 +481,15 @@ void SmallDisk::fill(std::uint64_t leave) const {
   ASSERT_EQ(rc, 0) << std::strerror(rc);
 }
 
+std::vector<std::string> lines_with(const std::string& text, const std::string& part) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(part) != std::string::npos) {
+      lines.push_back(line);
+    }
+  }
+  return lines;
+}
+
 }  // namespace test_support

@@ -172,6 +172,12 @@ std::string path_with_recording_git(const fs::path& bin, const fs::path& log);
 bool contains(const std::vector<std::string>& items, const std::string& item);
 bool contains(const std::string& text, const std::string& part);
 
+// The lines of `text` that hold `part`, in order.
+std::vector<std::string> lines_with(const std::string& text, const std::string& part);
+
+// The prefix of ascend-setup's own warnings (not the compilers' or CMake's).
+inline constexpr const char* kAscendSetupWarning = "ascend-setup: warning: ";
+
 // Modification time in nanoseconds (of a symlink itself), -1 when absent.
 long long mtime_ns(const fs::path& path);
 

@@ -34,9 +34,10 @@
 // it, is one usage error (exit 2).
 //
 // ASCEND_SETUP_COMPILE_CACHE_TOOL chooses the launcher: ccache (the default)
-// or sccache. sccache is accepted only when its build serves the URL's
-// storage (`sccache --help` lists its enabled storages): Debian's sccache 0.4
-// is built with none, so there it is a usage error that says so.
+// or sccache. sccache is a usage error for now, one line saying why: when
+// its build lacks the URL's storage (`sccache --help` lists its enabled
+// storages; Debian's sccache 0.4 is built with none), that; otherwise that
+// running sccache (its server around the build) is not done yet.
 #pragma once
 
 #include <filesystem>

@@ -171,9 +171,9 @@ const Row kRows[] = {
     // The shared compile cache: doc/compile-cache.md.
     {EnvVar::compile_cache, Kind::text,
      [](const Profile*) { return std::string("ASCEND_SETUP_COMPILE_CACHE"); }, none,
-     "a remote compile cache in ccache's syntax (redis://HOST:PORT, http://HOST:PORT/PATH, "
-     "|ATTRIBUTE=VALUE): every compile of the build reads and writes it, from any checkout "
-     "directory and HOME"},
+     "a remote compile cache in ccache's syntax (redis://HOST:PORT or http://HOST:PORT/PATH, "
+     "then ccache's attributes): every compile of the build reads and writes it, from any "
+     "checkout directory and HOME"},
     {EnvVar::compile_cache_tool, Kind::text,
      [](const Profile*) { return std::string("ASCEND_SETUP_COMPILE_CACHE_TOOL"); },
      [](const Profile*) -> std::optional<std::string> { return "ccache"; },
@@ -191,11 +191,11 @@ const Row kRows[] = {
      "compile cache"},
     {EnvVar::home, Kind::text, [](const Profile*) { return std::string("HOME"); }, none,
      "the user's home: with a compile cache, the configure call's paths under it are given "
-     "through links in the tree"},
+     "through links in the CMake build directory"},
     {EnvVar::triton_home, Kind::text, [](const Profile*) { return std::string("TRITON_HOME"); },
      none,
      "upstream's cache root (.triton under it; HOME when unset): with a compile cache, the "
-     "configure call's paths under it are given through links in the tree"},
+     "configure call's paths under it are given through links in the CMake build directory"},
     {EnvVar::cflags, Kind::text, [](const Profile*) { return std::string("CFLAGS"); }, none,
      "the C flags of a first configure; with a compile cache, the configure call's "
      "CMAKE_C_FLAGS (these, then the tree's prefix map)"},
