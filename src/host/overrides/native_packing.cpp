@@ -61,10 +61,6 @@ unsigned packing_threads() {
 
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // The type of the write-mode objects, made once per interpreter.
 py::object native_wheel_file_type() {
   static py::object* type = nullptr;
@@ -101,7 +97,6 @@ py::object native_wheel_file_type() {
         if (options.digests) {
           StagedReplacement::remove_leftovers(*options.digests, "part");
         }
-        const auto start = std::chrono::steady_clock::now();
         WheelWriteStats stats;
         {
           const PhaseScope packing(BuildPhase::pack);
