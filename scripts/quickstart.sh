@@ -69,7 +69,10 @@ fi
 #     BuildCommandsTest.*, Backend.*, Install.*, the *Bdist* and *CmakeBuild*
 #     cases of InterruptionTest, DistccCmakeBuildTest.* (builds through
 #     loopback distccd), CompileCacheCmakeBuildTest.* (two builds each through
-#     loopback redis and nginx), DownloadE2eTest's BuildUses... case) and the
+#     loopback redis and nginx), BuildReportE2e.* (builds of the example tree,
+#     the report rendered in Chromium; the trace and report writers run in
+#     the kept BuildTrace.* and BuildReport.* unit tests), DownloadE2eTest's
+#     BuildUses... case) and the
 #     4 GiB ZIP64 wheel (WheelWriter's Zip64 case): minutes each,
 #     while the host code they run (the captured setup, the overrides, the
 #     kwargs, the patch engine, the stop signals) is what the kept tests run
@@ -102,7 +105,7 @@ sanitized() {
     LSAN_OPTIONS="suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0" \
     UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$reports/ubsan" \
     ctest --test-dir "$dir" --output-on-failure -j "$(nproc)" \
-    -E '^(Pythons|Wheel|BuildCommandsTest|Backend|Install|NativeWheelTest|Hooks)\.|Bdist|CmakeBuild|BuildUses|Zip64|StaticInterpreter' || status=$?
+    -E '^(Pythons|Wheel|BuildCommandsTest|Backend|Install|NativeWheelTest|Hooks|BuildReportE2e)\.|Bdist|CmakeBuild|BuildUses|Zip64|StaticInterpreter' || status=$?
   if [ -n "$(ls -A "$reports")" ]; then
     echo "quickstart: sanitizer reports:" >&2
     cat "$reports"/* >&2
