@@ -26,6 +26,26 @@ bool on_github_actions() {
 
 }  // namespace
 
+std::string_view build_phase_name(BuildPhase phase) {
+  switch (phase) {
+    case BuildPhase::download:
+      return "download";
+    case BuildPhase::patch:
+      return "patch";
+    case BuildPhase::configure:
+      return "configure";
+    case BuildPhase::compile:
+      return "compile";
+    case BuildPhase::link:
+      return "link";
+    case BuildPhase::pack:
+      return "pack";
+    case BuildPhase::repair:
+      return "repair";
+  }
+  return "build";
+}
+
 PhaseScope::PhaseScope(BuildPhase phase)
     : phase_(phase),
       start_(WallClock::now()),

@@ -29,27 +29,14 @@ bool is_link(const std::string& output) {
          (name.find('.') == std::string::npos && output.find("CMakeFiles") == std::string::npos);
 }
 
-}  // namespace
-
-std::string_view build_phase_name(BuildPhase phase) {
-  switch (phase) {
-    case BuildPhase::download:
-      return "download";
-    case BuildPhase::patch:
-      return "patch";
-    case BuildPhase::configure:
-      return "configure";
-    case BuildPhase::compile:
-      return "compile";
-    case BuildPhase::link:
-      return "link";
-    case BuildPhase::pack:
-      return "pack";
-    case BuildPhase::repair:
-      return "repair";
-  }
-  return "build";
+// "N hits (L local, R remote), M misses, U not cacheable".
+std::string cache_figures_text(const CompileCacheFigures& cache) {
+  return fmt::format("{} hits ({} local, {} remote), {} misses, {} not cacheable",
+                     cache.local_hits + cache.remote_hits, cache.local_hits, cache.remote_hits,
+                     cache.misses, cache.uncacheable);
 }
+
+}  // namespace
 
 double BuildSummary::seconds(BuildPhase phase) const {
   double total = 0;
@@ -180,11 +167,7 @@ std::string format_build_summary(const BuildSummary& s) {
       fmt::format("ascend-setup: build summary: {} objects compiled, {} up to date; {}\n",
                   s.objects_compiled, s.objects_up_to_date, join(phases, ", "));
   if (const CompileCacheFigures& cache = s.compile_cache; cache.any()) {
-    text += fmt::format(
-        "ascend-setup: build summary: compile cache {} hits ({} local, {} remote), {} misses, {} "
-        "not cacheable\n",
-        cache.local_hits + cache.remote_hits, cache.local_hits, cache.remote_hits, cache.misses,
-        cache.uncacheable);
+    text += "ascend-setup: build summary: compile cache " + cache_figures_text(cache) + "\n";
   }
   if (s.wheel) {
     std::error_code error;
@@ -203,7 +186,7 @@ std::string format_build_summary_markdown(const BuildSummary& s) {
   if (!s.any) {
     return "";
   }
-  std::string text = "### ascend-setup build summary\n\n| | |\n|---|---|\n";
+  std::string text = "### ascend-setup build summary\n\n| measure | value |\n|---|---|\n";
   const auto row = [&text](const std::string& what, const std::string& value) {
     // A cell holds no pipe and no line break.
     std::string cell = replace_all(replace_all(value, "|", "\\|"), "\n", " ");
@@ -215,9 +198,7 @@ std::string format_build_summary_markdown(const BuildSummary& s) {
     row(std::string(build_phase_name(phase)), fmt::format("{:.1f} s", s.seconds(phase)));
   }
   if (const CompileCacheFigures& cache = s.compile_cache; cache.any()) {
-    row("compile cache", fmt::format("{} hits ({} local, {} remote), {} misses, {} not cacheable",
-                                     cache.local_hits + cache.remote_hits, cache.local_hits,
-                                     cache.remote_hits, cache.misses, cache.uncacheable));
+    row("compile cache", cache_figures_text(cache));
   }
   if (s.wheel) {
     std::error_code error;
