@@ -6,6 +6,7 @@
 // tree's own paths, other paths and names the build directory holds left
 // alone).
 #include "base/jobs/compile_cache.hpp"
+#include "base/tree/state_paths.hpp"
 #include "base/util/error.hpp"
 #include "test_support.hpp"
 
@@ -170,6 +171,26 @@ TEST_F(CompileCacheCallTest, ANameTheBuildDirectoryHoldsIsLeftAlone) {
   const std::string value = "-DX=" + (home / ".triton/p").string();
   EXPECT_EQ(compile_cache_configure_call(cache, {"cmake", value}, build)[1], value);
   EXPECT_FALSE(fs::is_symlink(build / ".triton"));
+}
+
+// A build without the shared cache after one with it: the earlier build's
+// stats log goes, so that the report marks no hits of it on this build's jobs.
+TEST(CompileCacheLogFile, ABuildWithoutTheCacheLeavesNoEarlierLog) {
+  TempDir dir;
+  const fs::path log = compile_cache_log_path(dir.path());
+  fs::create_directories(log.parent_path());
+  write_file(log, "# /t/a.cpp\nremote_storage_hit\n");
+  const char* before = std::getenv("ASCEND_SETUP_COMPILE_CACHE");
+  const std::optional<std::string> saved =
+      before ? std::optional<std::string>(before) : std::nullopt;
+  ::unsetenv("ASCEND_SETUP_COMPILE_CACHE");
+  EXPECT_FALSE(apply_compile_cache(dir.path(), false).active);
+  EXPECT_TRUE(fs::exists(log));  // --list-env leaves it
+  EXPECT_FALSE(apply_compile_cache(dir.path(), true).active);
+  EXPECT_FALSE(fs::exists(log));
+  if (saved) {
+    ::setenv("ASCEND_SETUP_COMPILE_CACHE", saved->c_str(), 1);
+  }
 }
 
 }  // namespace

@@ -307,6 +307,12 @@ const CompileCache& apply_compile_cache(const fs::path& tree, bool starting) {
   CompileCache& cache = applied_cache();
   cache = plan_compile_cache(tree);
   if (!cache.active) {
+    if (starting) {
+      // An earlier build's log is not this build's: the report would mark
+      // its hits on this build's jobs.
+      std::error_code ignored;
+      fs::remove(compile_cache_log_path(tree), ignored);
+    }
     return cache;
   }
   const std::string name = env_name(EnvVar::compile_cache, nullptr);
