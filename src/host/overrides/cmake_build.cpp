@@ -303,14 +303,14 @@ class CheckCallWrapper {
                 std::all_of(command.begin(), command.end(),
                             [](const py::handle& item) { return py::isinstance<py::str>(item); })) {
               // The links go where the call (and every compile) runs.
-              const fs::path build_dir =
+              const fs::path call_dir =
                   kwargs.contains("cwd") && !kwargs["cwd"].is_none()
                       ? fs::path(py::str(py::module_::import("os").attr("fspath")(kwargs["cwd"]))
                                      .cast<std::string>())
                       : fs::current_path();
               const auto rewritten = compile_cache_configure_call(
                   compile_cache(), command.cast<std::vector<std::string>>(),
-                  fs::absolute(build_dir));
+                  fs::absolute(call_dir));
               command = py::list(py::cast(rewritten));
               spdlog::debug("configure call: the compile cache's flags, launcher and links");
             }
