@@ -21,6 +21,16 @@ add_library(ascend_setup_deps INTERFACE)
 set(ASCEND_SETUP_SHIPPED_LINK_OPTIONS)
 target_link_libraries(ascend_setup_deps INTERFACE CLI11::CLI11 nlohmann_json::nlohmann_json)
 
+# The SONAME of the shared library `library` (a path), which dlopen names it by.
+function(ascend_setup_soname var library)
+  execute_process(COMMAND ${CMAKE_OBJDUMP} -p "${library}" OUTPUT_VARIABLE dump
+                  RESULT_VARIABLE failed ERROR_QUIET)
+  if(failed OR NOT dump MATCHES "SONAME +([^ \n]+)")
+    message(FATAL_ERROR "cannot read the SONAME of ${library} (${CMAKE_OBJDUMP} -p)")
+  endif()
+  set(${var} ${CMAKE_MATCH_1} PARENT_SCOPE)
+endfunction()
+
 if(NOT ASCEND_SETUP_PORTABLE)
   find_package(spdlog REQUIRED)
   find_package(tomlplusplus REQUIRED)
@@ -37,8 +47,18 @@ if(NOT ASCEND_SETUP_PORTABLE)
   find_package(ZLIB REQUIRED)
   target_link_libraries(ascend_setup_deps INTERFACE
     spdlog::spdlog tomlplusplus::tomlplusplus OpenSSL::Crypto PkgConfig::LIBGIT2 PkgConfig::PCRE2
-    PkgConfig::LIBCURL PkgConfig::LIBARCHIVE PkgConfig::LIBDEFLATE ZLIB::ZLIB Threads::Threads
-    ${CMAKE_DL_LIBS})
+    PkgConfig::LIBDEFLATE ZLIB::ZLIB Threads::Threads ${CMAKE_DL_LIBS})
+  # libcurl and libarchive are not linked: the first download or unpack
+  # loads them by their SONAMEs (src/base/download/libraries.cpp). Named in
+  # the dynamic section, they and their ~35 dependencies would be loaded by
+  # every start (about 5 ms of a --dump-kwargs's 200, bench/RESULTS.md).
+  target_include_directories(ascend_setup_deps SYSTEM INTERFACE
+    ${LIBCURL_INCLUDE_DIRS} ${LIBARCHIVE_INCLUDE_DIRS})
+  ascend_setup_soname(libcurl_soname "${LIBCURL_LINK_LIBRARIES}")
+  ascend_setup_soname(libarchive_soname "${LIBARCHIVE_LINK_LIBRARIES}")
+  target_compile_definitions(ascend_setup_deps INTERFACE
+    ASCEND_SETUP_LIBCURL_SONAME="${libcurl_soname}" ASCEND_SETUP_LIBARCHIVE_SONAME="${libarchive_soname}")
+  message(STATUS "ascend-setup: system libraries; loaded on first use: ${libcurl_soname}, ${libarchive_soname}")
   return()
 endif()
 

@@ -1,7 +1,7 @@
 #include "host/hooks.hpp"
 
 #include "base/jobs/job_limits.hpp"
-#include "base/launch/run_start.hpp"
+#include "base/tree/run_start.hpp"
 #include "base/layer/environment.hpp"
 #include "base/process/stop_signals.hpp"
 #include "base/util/error.hpp"

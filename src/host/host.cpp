@@ -3,7 +3,7 @@
 #include "base/jobs/compile_cache.hpp"
 #include "base/jobs/compile_cluster.hpp"
 #include "base/jobs/job_limits.hpp"
-#include "base/launch/run_start.hpp"
+#include "base/tree/run_start.hpp"
 #include "base/layer/environment.hpp"
 #include "base/tree/state_paths.hpp"
 #include "base/util/error.hpp"

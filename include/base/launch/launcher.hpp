@@ -21,7 +21,11 @@
 //   libpython exists: its module cannot load into an uninstrumented
 //   interpreter.
 // The patch options (--apply-patches, --patch-status, --restore-sources)
-// need no Python: the launcher runs them itself.
+// need no Python: the launcher execs `ascend-setup-patches`, beside the
+// hosts, which runs them. The launcher itself links only what choosing and
+// starting a host needs (the build's ascend_setup_launch), so that its start
+// loads none of the libraries a run on a tree needs (libgit2 and its
+// dependencies: about 6 ms with Debian's shared libraries).
 #pragma once
 
 #include "base/launch/command_line.hpp"
@@ -38,6 +42,9 @@ namespace ascend_setup {
 // the host reads and removes it (process plumbing, not build-time
 // environment: not in the registry).
 inline constexpr const char* interpreter_env = "ASCEND_SETUP_INTERPRETER";
+
+// The program of the patch options, in the hosts' directory.
+inline constexpr const char* patch_program = "ascend-setup-patches";
 
 // Reads one of the launcher's hand-off variables.
 std::optional<std::string> handoff_env(const char* name);

@@ -1,10 +1,8 @@
 #include "base/download/archive_extract.hpp"
 
+#include "base/download/libraries.hpp"
 #include "base/process/stop_signals.hpp"
 #include "base/util/system_error.hpp"
-
-#include <archive.h>
-#include <archive_entry.h>
 
 #include <cstring>
 #include <memory>
@@ -19,10 +17,10 @@ namespace ascend_setup {
 namespace {
 
 struct ReadCloser {
-  void operator()(archive* a) const { archive_read_free(a); }
+  void operator()(archive* a) const { libarchive().archive_read_free(a); }
 };
 struct WriteCloser {
-  void operator()(archive* a) const { archive_write_free(a); }
+  void operator()(archive* a) const { libarchive().archive_write_free(a); }
 };
 
 // A relative path without `..` (after removing `.` parts); empty when it has none.
@@ -93,7 +91,7 @@ std::optional<fs::path> under(const fs::path& path, const std::string& member) {
 // libarchive's reason for its last failure; it has none for some (a
 // truncated compressed stream read to its end).
 std::string reason_of(archive* handle) {
-  const char* reason = archive_error_string(handle);
+  const char* reason = libarchive().archive_error_string(handle);
   return reason != nullptr ? reason : "libarchive gives no reason";
 }
 
@@ -117,11 +115,11 @@ const char* kind_of(mode_t type) {
 std::size_t extract_archive(const fs::path& archive_path, const fs::path& directory,
                             const std::string& member) {
   const fs::path root = fs::canonical(directory);  // no symlink in the prefix for the checks
-  std::unique_ptr<archive, ReadCloser> reader(archive_read_new());
-  archive_read_support_filter_all(reader.get());
-  archive_read_support_format_all(reader.get());
-  std::unique_ptr<archive, WriteCloser> writer(archive_write_disk_new());
-  archive_write_disk_set_options(writer.get(), ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM |
+  std::unique_ptr<archive, ReadCloser> reader(libarchive().archive_read_new());
+  libarchive().archive_read_support_filter_all(reader.get());
+  libarchive().archive_read_support_format_all(reader.get());
+  std::unique_ptr<archive, WriteCloser> writer(libarchive().archive_write_disk_new());
+  libarchive().archive_write_disk_set_options(writer.get(), ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM |
                                                    ARCHIVE_EXTRACT_SECURE_SYMLINKS |
                                                    ARCHIVE_EXTRACT_SECURE_NODOTDOT);
   const std::string where = "the archive " + archive_path.string();
@@ -132,7 +130,7 @@ std::size_t extract_archive(const fs::path& archive_path, const fs::path& direct
   // full disk with the size the entry needs), else libarchive's own.
   auto write_failure = [&](const std::string& action, const fs::path& path,
                            la_int64_t needed) -> Error {
-    const int error_number = archive_errno(writer.get());
+    const int error_number = libarchive().archive_errno(writer.get());
     if (disk_full(error_number)) {
       return system_error(action, path, error_number,
                           needed > 0 ? std::optional<std::uint64_t>(needed) : std::nullopt);
@@ -149,9 +147,9 @@ std::size_t extract_archive(const fs::path& archive_path, const fs::path& direct
   // a mode libarchive could not set).
   auto failed = [&](int status) {
     return status < ARCHIVE_WARN ||
-           (status == ARCHIVE_WARN && disk_full(archive_errno(writer.get())));
+           (status == ARCHIVE_WARN && disk_full(libarchive().archive_errno(writer.get())));
   };
-  if (archive_read_open_filename(reader.get(), archive_path.c_str(), 1 << 20) != ARCHIVE_OK) {
+  if (libarchive().archive_read_open_filename(reader.get(), archive_path.c_str(), 1 << 20) != ARCHIVE_OK) {
     throw unreadable();
   }
   std::size_t written = 0;
@@ -160,14 +158,14 @@ std::size_t extract_archive(const fs::path& archive_path, const fs::path& direct
   while (true) {
     throw_if_stopped();
     archive_entry* entry = nullptr;
-    const int status = archive_read_next_header(reader.get(), &entry);
+    const int status = libarchive().archive_read_next_header(reader.get(), &entry);
     if (status == ARCHIVE_EOF) {
       break;
     }
     if (status < ARCHIVE_WARN) {
       throw unreadable();
     }
-    const char* raw_name = archive_entry_pathname(entry);
+    const char* raw_name = libarchive().archive_entry_pathname(entry);
     const fs::path name = raw_name != nullptr ? fs::path(raw_name) : fs::path();
     auto refuse = [&](const std::string& what, const std::string& why) {
       throw Error(where + " holds " + what + ": '" + name.string() + "'; refused (" + why + ")");
@@ -188,31 +186,31 @@ std::size_t extract_archive(const fs::path& archive_path, const fs::path& direct
     if (relative->empty()) {
       continue;  // the top directory itself: `directory`
     }
-    if (const char* hardlink = archive_entry_hardlink(entry); hardlink != nullptr) {
+    if (const char* hardlink = libarchive().archive_entry_hardlink(entry); hardlink != nullptr) {
       const auto linked = stays_inside(hardlink) ? under(plain(hardlink), member) : std::nullopt;
       if (!linked || linked->empty()) {
         refuse(std::string("a hard link to '") + hardlink + "'",
                "it would link to a file outside " + root.string());
       }
-      archive_entry_set_hardlink(entry, (root / *linked).c_str());
+      libarchive().archive_entry_set_hardlink(entry, (root / *linked).c_str());
     }
-    const mode_t type = archive_entry_filetype(entry);
-    if (archive_entry_hardlink(entry) == nullptr && type != AE_IFREG && type != AE_IFDIR &&
+    const mode_t type = libarchive().archive_entry_filetype(entry);
+    if (libarchive().archive_entry_hardlink(entry) == nullptr && type != AE_IFREG && type != AE_IFDIR &&
         type != AE_IFLNK) {
       refuse(std::string(kind_of(type)) + " entry",
              "only files, directories and links are unpacked");
     }
     if (type == AE_IFLNK) {
-      const char* target = archive_entry_symlink(entry);
+      const char* target = libarchive().archive_entry_symlink(entry);
       if (target == nullptr || !link_stays_inside(*relative, target)) {
         refuse(std::string("a symlink to '") + (target ? target : "") + "'",
                "it would point outside " + root.string());
       }
     }
     const fs::path path = root / *relative;
-    const la_int64_t size = archive_entry_size(entry);
-    archive_entry_set_pathname(entry, path.c_str());
-    if (failed(archive_write_header(writer.get(), entry))) {
+    const la_int64_t size = libarchive().archive_entry_size(entry);
+    libarchive().archive_entry_set_pathname(entry, path.c_str());
+    if (failed(libarchive().archive_write_header(writer.get(), entry))) {
       throw write_failure("write", path, size);
     }
     if (size > 0) {
@@ -221,7 +219,7 @@ std::size_t extract_archive(const fs::path& archive_path, const fs::path& direct
       la_int64_t offset = 0;
       while (true) {
         throw_if_stopped();  // an entry can be hundreds of MB
-        const int read = archive_read_data_block(reader.get(), &block, &length, &offset);
+        const int read = libarchive().archive_read_data_block(reader.get(), &block, &length, &offset);
         if (read == ARCHIVE_EOF) {
           break;
         }
@@ -229,17 +227,17 @@ std::size_t extract_archive(const fs::path& archive_path, const fs::path& direct
           throw unreadable();
         }
         // libarchive reports a failed write(2) as a warning: every one counts.
-        if (archive_write_data_block(writer.get(), block, length, offset) != ARCHIVE_OK) {
+        if (libarchive().archive_write_data_block(writer.get(), block, length, offset) != ARCHIVE_OK) {
           throw write_failure("write", path, size);
         }
       }
     }
-    if (failed(archive_write_finish_entry(writer.get()))) {
+    if (failed(libarchive().archive_write_finish_entry(writer.get()))) {
       throw write_failure("write", path, size);
     }
     ++written;
   }
-  if (failed(archive_write_close(writer.get()))) {
+  if (failed(libarchive().archive_write_close(writer.get()))) {
     throw write_failure("finish the extraction into", root, 0);
   }
   if (!member_seen) {

@@ -1,6 +1,7 @@
 #include "base/download/http_download.hpp"
 
 #include "base/download/download_progress.hpp"
+#include "base/download/libraries.hpp"
 #include "base/layer/environment.hpp"
 #include "base/process/stop_signals.hpp"
 #include "base/util/numbers.hpp"
@@ -9,7 +10,6 @@
 #include "base/util/unique_fd.hpp"
 #include "base/util/whole_file.hpp"
 
-#include <curl/curl.h>
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
@@ -69,17 +69,17 @@ struct Transfer {
 
   ~Transfer() {
     if (headers != nullptr) {
-      curl_slist_free_all(headers);
+      libcurl().curl_slist_free_all(headers);
     }
     if (easy != nullptr) {
-      curl_easy_cleanup(easy);
+      libcurl().curl_easy_cleanup(easy);
     }
   }
 };
 
 void global_init() {
   static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  std::call_once(once, [] { libcurl().curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
 class Downloader {
@@ -100,14 +100,14 @@ class Downloader {
   ~Downloader() {
     transfers_.clear();
     if (multi_ != nullptr) {
-      curl_multi_cleanup(multi_);
+      libcurl().curl_multi_cleanup(multi_);
     }
   }
 
   DownloadResult run() {
     global_init();
-    multi_ = curl_multi_init();
-    curl_multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS, long(options_.connections));
+    multi_ = libcurl().curl_multi_init();
+    libcurl().curl_multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS, long(options_.connections));
     fs::create_directories(target_.parent_path());
     open_part();
     try {
@@ -150,7 +150,7 @@ class Downloader {
       // libcurl records its code before handing its header lines over, and
       // never a CONNECT tunnel's (those are suppressed too).
       long code = 0;
-      curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &code);
+      libcurl().curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &code);
       if (code != t.response.status) {
         t.response.status = 0;
         return size;
@@ -390,55 +390,55 @@ class Downloader {
       segment.done = 0;  // no validator: a resumed stream could mix two files
     }
     t->request_offset = segment.position();
-    t->easy = curl_easy_init();
+    t->easy = libcurl().curl_easy_init();
     if (t->easy == nullptr) {
       throw Error("cannot start a download: libcurl is out of memory");
     }
     CURL* easy = t->easy;
-    curl_easy_setopt(easy, CURLOPT_URL, url_.c_str());
-    curl_easy_setopt(easy, CURLOPT_PRIVATE, t.get());
-    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(easy, CURLOPT_MAXREDIRS, 10L);
-    curl_easy_setopt(easy, CURLOPT_FAILONERROR, 1L);
-    curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
-    curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT, long(options_.connect_timeout_seconds));
-    curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, options_.stall_bytes_per_second);
-    curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, long(options_.stall_seconds));
-    curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, t->error_buffer);
-    curl_easy_setopt(easy, CURLOPT_USERAGENT, "ascend-setup/" ASCEND_SETUP_VERSION);
+    libcurl().curl_easy_setopt(easy, CURLOPT_URL, url_.c_str());
+    libcurl().curl_easy_setopt(easy, CURLOPT_PRIVATE, t.get());
+    libcurl().curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    libcurl().curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);
+    libcurl().curl_easy_setopt(easy, CURLOPT_MAXREDIRS, 10L);
+    libcurl().curl_easy_setopt(easy, CURLOPT_FAILONERROR, 1L);
+    libcurl().curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
+    libcurl().curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT, long(options_.connect_timeout_seconds));
+    libcurl().curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, options_.stall_bytes_per_second);
+    libcurl().curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, long(options_.stall_seconds));
+    libcurl().curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, t->error_buffer);
+    libcurl().curl_easy_setopt(easy, CURLOPT_USERAGENT, "ascend-setup/" ASCEND_SETUP_VERSION);
     // The proxy chosen here (libcurl's own reading of the environment off:
     // an empty string is "none"); no_proxy still applies to a redirect's host.
-    curl_easy_setopt(easy, CURLOPT_PROXY, proxy_ ? proxy_->url.c_str() : "");
-    curl_easy_setopt(easy, CURLOPT_NOPROXY,
+    libcurl().curl_easy_setopt(easy, CURLOPT_PROXY, proxy_ ? proxy_->url.c_str() : "");
+    libcurl().curl_easy_setopt(easy, CURLOPT_NOPROXY,
                      options_.network.no_proxy ? options_.network.no_proxy->value.c_str() : "");
-    curl_easy_setopt(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);
+    libcurl().curl_easy_setopt(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);
     for (const CURLoption option : {CURLOPT_CAINFO, CURLOPT_PROXY_CAINFO}) {
       if (ca_.file) {
-        curl_easy_setopt(easy, option, ca_.file->c_str());
+        libcurl().curl_easy_setopt(easy, option, ca_.file->c_str());
       }
     }
     for (const CURLoption option : {CURLOPT_CAPATH, CURLOPT_PROXY_CAPATH}) {
       if (ca_.directory) {
-        curl_easy_setopt(easy, option, ca_.directory->c_str());
+        libcurl().curl_easy_setopt(easy, option, ca_.directory->c_str());
       }
     }
-    curl_easy_setopt(
+    libcurl().curl_easy_setopt(
         easy, CURLOPT_HEADERFUNCTION,
         +[](char* data, size_t size, size_t count, void* user) -> size_t {
           auto* transfer = static_cast<Transfer*>(user);
           return transfer->owner->guarded(
               [&] { return transfer->owner->on_header(*transfer, data, size * count); });
         });
-    curl_easy_setopt(easy, CURLOPT_HEADERDATA, t.get());
-    curl_easy_setopt(
+    libcurl().curl_easy_setopt(easy, CURLOPT_HEADERDATA, t.get());
+    libcurl().curl_easy_setopt(
         easy, CURLOPT_WRITEFUNCTION,
         +[](char* data, size_t size, size_t count, void* user) -> size_t {
           auto* transfer = static_cast<Transfer*>(user);
           return transfer->owner->guarded(
               [&] { return transfer->owner->on_body(*transfer, data, size * count); });
         });
-    curl_easy_setopt(easy, CURLOPT_WRITEDATA, t.get());
+    libcurl().curl_easy_setopt(easy, CURLOPT_WRITEDATA, t.get());
     std::string range;
     if (probe) {
       // The first range: its answer gives the length (Content-Range) without
@@ -450,14 +450,14 @@ class Downloader {
     }
     if (!range.empty()) {
       t->asked_range = true;
-      t->headers = curl_slist_append(t->headers, range.c_str());
+      t->headers = libcurl().curl_slist_append(t->headers, range.c_str());
       if (!probe && !validator_.empty()) {
-        t->headers = curl_slist_append(t->headers, ("If-Range: " + validator_).c_str());
+        t->headers = libcurl().curl_slist_append(t->headers, ("If-Range: " + validator_).c_str());
       }
-      curl_easy_setopt(easy, CURLOPT_HTTPHEADER, t->headers);
+      libcurl().curl_easy_setopt(easy, CURLOPT_HTTPHEADER, t->headers);
     }
     segment.active = true;
-    curl_multi_add_handle(multi_, easy);
+    libcurl().curl_multi_add_handle(multi_, easy);
     transfers_.push_back(std::move(t));
   }
 
@@ -529,7 +529,7 @@ class Downloader {
       throw system_error("write", part_, t.write_errno, remaining_bytes());
     }
     long status = 0;
-    curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &status);
+    libcurl().curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &status);
     std::string reason;
     bool retryable = true;
     if (code == CURLE_OK || t.cut) {
@@ -547,7 +547,7 @@ class Downloader {
     } else if (!t.retry_reason.empty()) {
       reason = t.retry_reason;
     } else {
-      reason = t.error_buffer[0] != '\0' ? std::string(t.error_buffer) : curl_easy_strerror(code);
+      reason = t.error_buffer[0] != '\0' ? std::string(t.error_buffer) : libcurl().curl_easy_strerror(code);
       throw_if_refused(t, code, status, reason);
       switch (code) {
         case CURLE_COULDNT_RESOLVE_HOST:
@@ -605,7 +605,7 @@ class Downloader {
   // answer, or a 407 to a request through it), the certificate is not trusted.
   void throw_if_refused(Transfer& t, CURLcode code, long status, const std::string& reason) {
     long connect_code = 0;
-    curl_easy_getinfo(t.easy, CURLINFO_HTTP_CONNECTCODE, &connect_code);
+    libcurl().curl_easy_getinfo(t.easy, CURLINFO_HTTP_CONNECTCODE, &connect_code);
     if (proxy_ && (connect_code >= 300 || (code == CURLE_HTTP_RETURNED_ERROR && status == 407))) {
       // A 407 to a request through the proxy says all; a CONNECT's failure has libcurl's words.
       throw DownloadError(
@@ -664,17 +664,17 @@ class Downloader {
         return;
       }
       int running = 0;
-      curl_multi_perform(multi_, &running);
+      libcurl().curl_multi_perform(multi_, &running);
       rethrow_callback_failure();
       int queued = 0;
-      while (CURLMsg* message = curl_multi_info_read(multi_, &queued)) {
+      while (CURLMsg* message = libcurl().curl_multi_info_read(multi_, &queued)) {
         if (message->msg != CURLMSG_DONE) {
           continue;
         }
         Transfer* done = nullptr;
-        curl_easy_getinfo(message->easy_handle, CURLINFO_PRIVATE, &done);
+        libcurl().curl_easy_getinfo(message->easy_handle, CURLINFO_PRIVATE, &done);
         const CURLcode code = message->data.result;
-        curl_multi_remove_handle(multi_, message->easy_handle);
+        libcurl().curl_multi_remove_handle(multi_, message->easy_handle);
         auto owned = std::find_if(transfers_.begin(), transfers_.end(),
                                   [done](const auto& item) { return item.get() == done; });
         std::unique_ptr<Transfer> transfer = std::move(*owned);
@@ -684,7 +684,7 @@ class Downloader {
       // Stale transfers (a restart from 0): removed without a word.
       for (auto it = transfers_.begin(); it != transfers_.end();) {
         if ((*it)->generation != generation_) {
-          curl_multi_remove_handle(multi_, (*it)->easy);
+          libcurl().curl_multi_remove_handle(multi_, (*it)->easy);
           it = transfers_.erase(it);
         } else {
           ++it;
@@ -696,7 +696,7 @@ class Downloader {
         save_state();
         last_save = Clock::now();
       }
-      curl_multi_poll(multi_, nullptr, 0, 200, nullptr);
+      libcurl().curl_multi_poll(multi_, nullptr, 0, 200, nullptr);
     }
   }
 

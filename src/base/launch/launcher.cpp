@@ -1,7 +1,5 @@
 #include "base/launch/launcher.hpp"
 
-#include "base/launch/host_process.hpp"
-#include "base/launch/run_start.hpp"
 #include "base/util/elf_file.hpp"
 #include "base/util/error.hpp"
 #include "base/util/strings.hpp"
@@ -78,14 +76,16 @@ constexpr const char* extension_bootstrap =
     "module_from_spec(spec_from_file_location('_ascend_setup_host', sys.argv[1]))"
     ".run([os.fsencode(arg) for arg in sys.argv[2:]])\n";
 
-[[noreturn]] void exec_or_throw(const std::vector<std::string>& argv) {
+// Runs `program` in this process with `argv` (argv[0] included, as given).
+[[noreturn]] void exec_or_throw(const fs::path& program, const std::vector<std::string>& argv) {
   std::vector<char*> args;
   for (const auto& arg : argv) {
     args.push_back(const_cast<char*>(arg.c_str()));
   }
   args.push_back(nullptr);
-  execv(args[0], args.data());
-  throw Error("cannot run " + argv[0] + ": " + std::strerror(errno));
+  execv(program.c_str(), args.data());
+  throw Error("cannot run " + program.string() + ": " + std::strerror(errno) +
+              (errno == ENOENT ? ": reinstall ascend-setup" : ""));
 }
 
 // Loads the installation's libpython for every module loaded after it (the
@@ -220,10 +220,12 @@ int launch(const HostOptions& options, const std::vector<std::string>& argv) {
     std::cout << options.help_text;
     return exit_code::ok;
   }
-  if (options.patch_action != PatchAction::none) {
-    return run_host_process(argv, "", run_patch_command);
-  }
   const fs::path directory = host_directory();
+  if (options.patch_action != PatchAction::none) {
+    // No Python: the program beside the hosts, which links what the patch
+    // options need (libgit2 and the rest) so that this one does not.
+    exec_or_throw(directory / patch_program, argv);
+  }
   const std::vector<HostEntry> hosts = read_host_manifest(directory);
   if (options.host_version) {
     std::cout << "ascend-setup " << ASCEND_SETUP_VERSION << " (CPython " << describe_hosts(hosts)
@@ -250,7 +252,7 @@ int launch(const HostOptions& options, const std::vector<std::string>& argv) {
   std::vector<std::string> args{interpreter.executable.string(), "-c", extension_bootstrap,
                                 choice.host.string()};
   args.insert(args.end(), argv.begin(), argv.end());
-  exec_or_throw(args);
+  exec_or_throw(interpreter.executable, args);
 }
 
 }  // namespace ascend_setup

@@ -2,8 +2,8 @@
 // entered (cwd = setup.py's directory), a killed run's patching rolled back,
 // the profile chosen (and the log line saying why), the Ascend environment
 // defaults set; and the commands that need nothing more (--apply-patches,
-// --patch-status, --restore-sources), which the launcher runs itself when no
-// interpreter can be served.
+// --patch-status, --restore-sources), which need no interpreter: the launcher
+// hands them to ascend-setup-patches (src/mains/patches_main.cpp).
 #pragma once
 
 #include "base/git/source_repo.hpp"

@@ -1,4 +1,4 @@
-#include "base/launch/run_start.hpp"
+#include "base/tree/run_start.hpp"
 
 #include "base/layer/build_mode.hpp"
 #include "base/layer/environment.hpp"
