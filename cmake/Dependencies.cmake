@@ -51,7 +51,7 @@ if(NOT ASCEND_SETUP_PORTABLE)
   # libcurl and libarchive are not linked: the first download or unpack
   # loads them by their SONAMEs (src/base/download/libraries.cpp). Named in
   # the dynamic section, they and their ~35 dependencies would be loaded by
-  # every start (about 5 ms of a --dump-kwargs's 200, bench/RESULTS.md).
+  # every start (about 7 ms of a --dump-kwargs's 230, bench/RESULTS.md).
   target_include_directories(ascend_setup_deps SYSTEM INTERFACE
     ${LIBCURL_INCLUDE_DIRS} ${LIBARCHIVE_INCLUDE_DIRS})
   ascend_setup_soname(libcurl_soname "${LIBCURL_LINK_LIBRARIES}")

@@ -16,8 +16,8 @@ namespace {
 
 // The libraries a run on a tree needs and choosing a host does not.
 const std::vector<std::string> libraries_of_a_run = {
-    "libgit2", "libcurl", "libarchive", "libcrypto", "libssl", "libpcre2", "libtomlplusplus",
-    "libdeflate", "libz.", "libmbed", "libssh2", "libpython"};
+    "libgit2",         "libcurl",    "libarchive", "libcrypto", "libssl",  "libpcre2",
+    "libtomlplusplus", "libdeflate", "libz.",      "libmbed",   "libssh2", "libpython"};
 
 std::vector<std::string> named_of(const std::vector<std::string>& needed,
                                   const std::vector<std::string>& prefixes) {
@@ -78,8 +78,11 @@ TEST(Start, AMissingPatchProgramIsOneLineSayingReinstall) {
   fs::copy_file(ASCEND_SETUP_BINARY, prefix / "bin" / "ascend-setup");
   fs::copy_file(host_dir() / "hosts.txt", prefix / "libexec" / "ascend-setup" / "hosts.txt");
   const fs::path tree = copy_example_tree(dir.path());
-  const auto run = ascend_setup::run_process(
-      {{(prefix / "bin" / "ascend-setup").string(), "--patch-status"}, tree, offline_env(dir.path()), {}});
+  const auto run =
+      ascend_setup::run_process({{(prefix / "bin" / "ascend-setup").string(), "--patch-status"},
+                                 tree,
+                                 offline_env(dir.path()),
+                                 {}});
   EXPECT_EQ(run.exit_code, 3) << run.err;
   EXPECT_EQ(lines_with(run.err, "error:").size(), 1U) << run.err;
   EXPECT_TRUE(contains(run.err, (prefix / "libexec/ascend-setup/ascend-setup-patches").string() +

@@ -1,6 +1,6 @@
+#include "base/util/loaded_library.hpp"
 #include "base/download/libraries.hpp"
 #include "base/util/error.hpp"
-#include "base/util/loaded_library.hpp"
 
 #include <gtest/gtest.h>
 #include <zlib.h>
@@ -48,8 +48,8 @@ TEST(LoadedLibrary, AMissingFunctionSaysTheLibraryIsOlder) {
   void (*missing)() = nullptr;
   const Error error = error_of([&] { library.function(missing, "ascend_setup_no_such_function"); });
   EXPECT_EQ(error.kind(), ErrorKind::local_io);
-  EXPECT_TRUE(std::string(error.what()).starts_with(
-      "libz.so.1 has no ascend_setup_no_such_function: it is older"))
+  EXPECT_TRUE(std::string(error.what())
+                  .starts_with("libz.so.1 has no ascend_setup_no_such_function: it is older"))
       << error.what();
 }
 

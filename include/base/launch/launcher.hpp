@@ -25,7 +25,7 @@
 // hosts, which runs them. The launcher itself links only what choosing and
 // starting a host needs (the build's ascend_setup_launch), so that its start
 // loads none of the libraries a run on a tree needs (libgit2 and its
-// dependencies: about 6 ms with Debian's shared libraries).
+// dependencies: about 9 ms with Debian's shared libraries).
 #pragma once
 
 #include "base/launch/command_line.hpp"

@@ -119,9 +119,9 @@ std::size_t extract_archive(const fs::path& archive_path, const fs::path& direct
   libarchive().archive_read_support_filter_all(reader.get());
   libarchive().archive_read_support_format_all(reader.get());
   std::unique_ptr<archive, WriteCloser> writer(libarchive().archive_write_disk_new());
-  libarchive().archive_write_disk_set_options(writer.get(), ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM |
-                                                   ARCHIVE_EXTRACT_SECURE_SYMLINKS |
-                                                   ARCHIVE_EXTRACT_SECURE_NODOTDOT);
+  libarchive().archive_write_disk_set_options(
+      writer.get(), ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_SECURE_SYMLINKS |
+                        ARCHIVE_EXTRACT_SECURE_NODOTDOT);
   const std::string where = "the archive " + archive_path.string();
   auto unreadable = [&]() {
     return UnreadableArchive("cannot read " + where + ": " + reason_of(reader.get()));
@@ -149,7 +149,8 @@ std::size_t extract_archive(const fs::path& archive_path, const fs::path& direct
     return status < ARCHIVE_WARN ||
            (status == ARCHIVE_WARN && disk_full(libarchive().archive_errno(writer.get())));
   };
-  if (libarchive().archive_read_open_filename(reader.get(), archive_path.c_str(), 1 << 20) != ARCHIVE_OK) {
+  if (libarchive().archive_read_open_filename(reader.get(), archive_path.c_str(), 1 << 20) !=
+      ARCHIVE_OK) {
     throw unreadable();
   }
   std::size_t written = 0;
@@ -195,8 +196,8 @@ std::size_t extract_archive(const fs::path& archive_path, const fs::path& direct
       libarchive().archive_entry_set_hardlink(entry, (root / *linked).c_str());
     }
     const mode_t type = libarchive().archive_entry_filetype(entry);
-    if (libarchive().archive_entry_hardlink(entry) == nullptr && type != AE_IFREG && type != AE_IFDIR &&
-        type != AE_IFLNK) {
+    if (libarchive().archive_entry_hardlink(entry) == nullptr && type != AE_IFREG &&
+        type != AE_IFDIR && type != AE_IFLNK) {
       refuse(std::string(kind_of(type)) + " entry",
              "only files, directories and links are unpacked");
     }
@@ -219,7 +220,8 @@ std::size_t extract_archive(const fs::path& archive_path, const fs::path& direct
       la_int64_t offset = 0;
       while (true) {
         throw_if_stopped();  // an entry can be hundreds of MB
-        const int read = libarchive().archive_read_data_block(reader.get(), &block, &length, &offset);
+        const int read =
+            libarchive().archive_read_data_block(reader.get(), &block, &length, &offset);
         if (read == ARCHIVE_EOF) {
           break;
         }
@@ -227,7 +229,8 @@ std::size_t extract_archive(const fs::path& archive_path, const fs::path& direct
           throw unreadable();
         }
         // libarchive reports a failed write(2) as a warning: every one counts.
-        if (libarchive().archive_write_data_block(writer.get(), block, length, offset) != ARCHIVE_OK) {
+        if (libarchive().archive_write_data_block(writer.get(), block, length, offset) !=
+            ARCHIVE_OK) {
           throw write_failure("write", path, size);
         }
       }

@@ -402,7 +402,8 @@ class Downloader {
     libcurl().curl_easy_setopt(easy, CURLOPT_MAXREDIRS, 10L);
     libcurl().curl_easy_setopt(easy, CURLOPT_FAILONERROR, 1L);
     libcurl().curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
-    libcurl().curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT, long(options_.connect_timeout_seconds));
+    libcurl().curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT,
+                               long(options_.connect_timeout_seconds));
     libcurl().curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, options_.stall_bytes_per_second);
     libcurl().curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, long(options_.stall_seconds));
     libcurl().curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, t->error_buffer);
@@ -410,8 +411,9 @@ class Downloader {
     // The proxy chosen here (libcurl's own reading of the environment off:
     // an empty string is "none"); no_proxy still applies to a redirect's host.
     libcurl().curl_easy_setopt(easy, CURLOPT_PROXY, proxy_ ? proxy_->url.c_str() : "");
-    libcurl().curl_easy_setopt(easy, CURLOPT_NOPROXY,
-                     options_.network.no_proxy ? options_.network.no_proxy->value.c_str() : "");
+    libcurl().curl_easy_setopt(
+        easy, CURLOPT_NOPROXY,
+        options_.network.no_proxy ? options_.network.no_proxy->value.c_str() : "");
     libcurl().curl_easy_setopt(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);
     for (const CURLoption option : {CURLOPT_CAINFO, CURLOPT_PROXY_CAINFO}) {
       if (ca_.file) {
@@ -547,7 +549,8 @@ class Downloader {
     } else if (!t.retry_reason.empty()) {
       reason = t.retry_reason;
     } else {
-      reason = t.error_buffer[0] != '\0' ? std::string(t.error_buffer) : libcurl().curl_easy_strerror(code);
+      reason = t.error_buffer[0] != '\0' ? std::string(t.error_buffer)
+                                         : libcurl().curl_easy_strerror(code);
       throw_if_refused(t, code, status, reason);
       switch (code) {
         case CURLE_COULDNT_RESOLVE_HOST:

@@ -21,8 +21,9 @@ void* LoadedLibrary::symbol(const char* name) const {
   ::dlerror();
   void* address = ::dlsym(handle_, name);
   if (address == nullptr) {
-    throw Error(soname_ + " has no " + name + ": it is older than the one ascend-setup was built "
-                "against; install a newer one",
+    throw Error(soname_ + " has no " + name +
+                    ": it is older than the one ascend-setup was built "
+                    "against; install a newer one",
                 ErrorKind::local_io);
   }
   return address;
