@@ -26,6 +26,14 @@ TEST(Install, CmakeInstallGivesALauncherItsHostsThePackageAndTheDocs) {
                                  {}});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(parse_json(result.out)["name"], "triton_ascend");
+  // The patch options' program is installed beside the hosts.
+  const auto status =
+      ascend_setup::run_process({{(prefix / "bin/ascend-setup").string(), "--patch-status"},
+                                 tree,
+                                 offline_env(dir.path()),
+                                 {}});
+  EXPECT_EQ(status.exit_code, 1) << status.err;  // pristine: not patched for the mode
+  EXPECT_TRUE(contains(status.out, "patch not-applied ")) << status.out << status.err;
 }
 
 TEST(Install, PipInstallOfTheCheckoutIntoAVenv) {
@@ -39,6 +47,10 @@ TEST(Install, PipInstallOfTheCheckoutIntoAVenv) {
   const fs::path launcher = venv / "bin/ascend-setup";
   ASSERT_TRUE(fs::exists(launcher));
   EXPECT_TRUE(fs::exists(venv / "libexec/ascend-setup/hosts.txt"));
+  // The patch options' program, executable as the wheel recorded it.
+  const fs::path patches = venv / "libexec/ascend-setup/ascend-setup-patches";
+  ASSERT_TRUE(fs::exists(patches));
+  EXPECT_NE(fs::status(patches).permissions() & fs::perms::owner_exec, fs::perms::none);
 
   // The installed launcher serves the venv it is in, like any script of it.
   const fs::path tree = copy_example_tree(dir.path());

@@ -63,7 +63,7 @@ TEST(Start, ThePatchOptionsRunInTheProgramBesideTheHosts) {
   const auto status = run_host({"--patch-status"}, tree, env);
   ASSERT_EQ(status.exit_code, 1) << status.err;  // pristine: not patched for the mode
   EXPECT_TRUE(contains(status.out, "patch not-applied triton-ascend-3.6.0.patch\n")) << status.out;
-  // Even with an interpreter no host serves: no Python is involved.
+  // Even with an interpreter that does not exist: no Python is involved.
   const auto applied = run_host({"--python", "/nonexistent/python3", "--apply-patches"}, tree, env);
   ASSERT_EQ(applied.exit_code, 0) << applied.err;
   EXPECT_TRUE(contains(run_host({"--patch-status"}, tree, env).out, "patch applied "));

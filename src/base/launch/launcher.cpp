@@ -76,16 +76,19 @@ constexpr const char* extension_bootstrap =
     "module_from_spec(spec_from_file_location('_ascend_setup_host', sys.argv[1]))"
     ".run([os.fsencode(arg) for arg in sys.argv[2:]])\n";
 
-// Runs `program` in this process with `argv` (argv[0] included, as given).
-[[noreturn]] void exec_or_throw(const fs::path& program, const std::vector<std::string>& argv) {
+// Runs `program` in this process with `argv` (argv[0] included, as given);
+// when it cannot, the error says why and, when given, what to do.
+[[noreturn]] void exec_or_throw(const fs::path& program, const std::vector<std::string>& argv,
+                                const std::string& remedy = "") {
   std::vector<char*> args;
   for (const auto& arg : argv) {
     args.push_back(const_cast<char*>(arg.c_str()));
   }
   args.push_back(nullptr);
   execv(program.c_str(), args.data());
-  throw Error("cannot run " + program.string() + ": " + std::strerror(errno) +
-              (errno == ENOENT ? ": reinstall ascend-setup" : ""));
+  const int error_number = errno;
+  throw Error("cannot run " + program.string() + ": " + std::strerror(error_number) +
+              (remedy.empty() ? "" : ": " + remedy));
 }
 
 // Loads the installation's libpython for every module loaded after it (the
@@ -224,7 +227,7 @@ int launch(const HostOptions& options, const std::vector<std::string>& argv) {
   if (options.patch_action != PatchAction::none) {
     // No Python: the program beside the hosts, which links what the patch
     // options need (libgit2 and the rest) so that this one does not.
-    exec_or_throw(directory / patch_program, argv);
+    exec_or_throw(directory / patch_program, argv, "reinstall ascend-setup");
   }
   const std::vector<HostEntry> hosts = read_host_manifest(directory);
   if (options.host_version) {
