@@ -1,6 +1,7 @@
 // ascend-setup: the launcher (no libpython). Parses the host command line
 // (so a usage error is reported before any interpreter is looked at), then
-// starts the host module built for the interpreter's minor (see launcher.hpp). Stop
+// starts the host module built for the interpreter's minor, or execs
+// ascend-setup-patches for the patch options (see launcher.hpp). Stop
 // signals are blocked first thing: one that arrives now stays pending across
 // the exec, and the host handles it as soon as its handlers exist (exit 128 +
 // signal, nothing done). Children the launcher runs get an empty mask.
