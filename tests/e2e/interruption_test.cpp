@@ -216,6 +216,39 @@ void end_group_of(pid_t pid) {
   }
 }
 
+// The nearest ancestor of `pid` named `name` (0 when none is).
+pid_t ancestor_named(pid_t pid, const std::string& name) {
+  for (int depth = 0; depth < 8 && pid > 1; ++depth) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text;
+    if (!std::getline(stat, text)) {
+      return 0;
+    }
+    std::istringstream fields(text.substr(text.rfind(')') + 2));
+    char state = 0;
+    pid_t parent = 0;
+    if (!(fields >> state >> parent)) {
+      return 0;
+    }
+    std::ifstream comm("/proc/" + std::to_string(parent) + "/comm");
+    std::string command;
+    if (std::getline(comm, command) && command == name) {
+      return parent;
+    }
+    pid = parent;
+  }
+  return 0;
+}
+
+// Waits until `pid` is gone (or a zombie), ten seconds at most: the stopper
+// ends what a stopped run started with TERM, then KILL after 3 s.
+bool gone_within(pid_t pid) {
+  for (int i = 0; i < 200 && pid > 0 && !process_gone(pid); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return pid <= 0 || process_gone(pid);
+}
+
 // A shell line that writes its own pid into $`variable` whole (then execs on).
 std::string write_own_pid(const std::string& variable) {
   return "echo $$ > \"$" + variable + ".tmp\" && mv \"$" + variable + ".tmp\" \"$" + variable +
@@ -682,15 +715,25 @@ TEST_F(InterruptionTest, StopDuringConfigureKeepsThePatchesAndTheRerunConfigures
   }
 }
 
-// Compile: a compiler launcher hangs on python/src/ir.cc while the other
-// objects compile. What ninja finished before the stop is kept; the rerun
+// Compile: a compiler launcher hangs on python/src/ir.cc, and every compile
+// that starts once it hangs waits too: when the stop comes, ninja has logged
+// every other object it started, and nothing can finish in between, however
+// fast the machine. What ninja finished before the stop is kept; the rerun
 // compiles the rest (ir.cc among them) and writes no source file.
 TEST_F(InterruptionTest, StopDuringCompileKeepsFinishedObjectsAndTheRerunCompilesTheRest) {
   const fs::path launcher = dir.path() / "hang-on-ir-launcher";
   write_file(launcher,
-             "#!/bin/sh\ncase \"$*\" in\n  *python/src/ir.cc*)\n"
-             "    if [ -n \"$HANG_IN_COMPILE\" ]; then " +
-                 write_own_pid("HANG_IN_COMPILE") + "; exec sleep 600; fi ;;\nesac\nexec \"$@\"\n");
+             "#!/bin/sh\n"
+             "[ -n \"$HANG_IN_COMPILE\" ] || exec \"$@\"\n"
+             "out=; previous=\n"
+             "for arg in \"$@\"; do [ \"$previous\" = -o ] && out=$arg; previous=$arg; done\n"
+             "echo \"$out\" >> \"$HANG_IN_COMPILE.started\"\n"
+             "case \"$out\" in\n  *python/src/ir.cc.o) " +
+                 write_own_pid("HANG_IN_COMPILE") +
+                 "; exec sleep 600 ;;\nesac\n"
+                 "if [ -e \"$HANG_IN_COMPILE\" ]; then\n"
+                 "  echo \"$$ $out\" >> \"$HANG_IN_COMPILE.held\"; exec sleep 600\nfi\n"
+                 "exec \"$@\"\n");
   fs::permissions(launcher, fs::perms(0755));
   env["TRITON_APPEND_CMAKE_ARGS"] =
       "-DTRITON_BUILD_WITH_CCACHE=OFF -DCMAKE_CXX_COMPILER_LAUNCHER=" + launcher.string();
@@ -703,11 +746,22 @@ TEST_F(InterruptionTest, StopDuringCompileKeepsFinishedObjectsAndTheRerunCompile
       }
     }
     const fs::path hung = dir.path() / ("compiling-" + std::to_string(number));
+    const fs::path held = hung.string() + ".held";
     Env hanging = env;
     hanging["HANG_IN_COMPILE"] = hung.string();
     BackgroundRun run({"bdist_wheel"}, tree, hanging,
                       dir.path() / ("compile-" + std::to_string(number)));
     fs::path build_dir;
+    // Held (pid and object) by the launchers that wait.
+    const auto waiting = [&] {
+      std::map<std::string, pid_t> objects;
+      std::istringstream lines(read_file(held));
+      pid_t pid = 0;
+      for (std::string object; lines >> pid >> object;) {
+        objects[object] = pid;
+      }
+      return objects;
+    };
     ASSERT_TRUE(wait_until(run, [&] {
       std::error_code absent;
       for (const auto& entry : fs::directory_iterator(tree / "build", absent)) {
@@ -715,14 +769,39 @@ TEST_F(InterruptionTest, StopDuringCompileKeepsFinishedObjectsAndTheRerunCompile
           build_dir = entry.path();
         }
       }
-      return pid_in(hung) > 0 && !build_dir.empty() && fs::exists(build_dir / ".ninja_log") &&
-             !logged_outputs(build_dir).empty();
+      if (pid_in(hung) <= 0 || build_dir.empty()) {
+        return false;
+      }
+      // Every object started is logged, held, or ir.cc's.
+      const auto logged = logged_outputs(build_dir);
+      const auto holding = waiting();
+      std::istringstream started(read_file(hung.string() + ".started"));
+      for (std::string object; std::getline(started, object);) {
+        if (!object.ends_with("python/src/ir.cc.o") && logged.count(object) == 0 &&
+            holding.count(object) == 0) {
+          return false;
+        }
+      }
+      return !logged.empty();
     })) << run.err();
+    const pid_t ninja = ancestor_named(pid_in(hung), "ninja");
+    EXPECT_GT(ninja, 0);
     const auto sources = source_mtimes(tree);
     run.signal(number);
     EXPECT_EQ(run.wait(), 128 + number) << run.err();
-    end_group_of(pid_in(hung));
-    EXPECT_TRUE(process_gone(pid_in(hung))) << "signal " << number;
+    if (number == SIGKILL) {
+      // Nothing ends what a SIGKILLed run started: the test does.
+      end_group_of(ninja);
+      end_group_of(pid_in(hung));
+      for (const auto& [object, pid] : waiting()) {
+        end_group_of(pid);
+      }
+    }
+    EXPECT_TRUE(gone_within(pid_in(hung))) << "signal " << number;
+    EXPECT_TRUE(gone_within(ninja)) << "signal " << number;
+    for (const auto& [object, pid] : waiting()) {
+      EXPECT_TRUE(gone_within(pid)) << object << ", signal " << number;
+    }
     EXPECT_EQ(tree_state(tree), patched);
     const auto finished = logged_outputs(build_dir);
     ASSERT_FALSE(finished.empty());
@@ -740,11 +819,15 @@ TEST_F(InterruptionTest, StopDuringCompileKeepsFinishedObjectsAndTheRerunCompile
     EXPECT_EQ(built.count("CMakeFiles/triton.dir/python/src/ir.cc.o"), 1u);
     EXPECT_EQ(objects_compiled(again.err), static_cast<int>(built.size() - finished.size()))
         << again.err;
+    fs::remove(held);
+    fs::remove(hung.string() + ".started");
   }
 }
 
-// Packing: a 256 MiB file of random bytes in the extension's directory keeps
-// the native writer busy. The stop leaves no wheel (a SIGKILL: at most a
+// Packing: an 8 MiB file of random bytes in the extension's directory, and
+// the native writer's second write to its partial wheel waits at a gate (the
+// fail_nth_write stand-in) until the signal's handler has run: the stop
+// comes mid-packing, however fast the machine. The stop leaves no wheel (a SIGKILL: at most a
 // hidden partial one, removed by the rerun); the rerun packs, compiles nothing.
 TEST_F(InterruptionTest, StopDuringPackingLeavesNoWheelAndTheRerunCompilesNothing) {
   env["MAX_JOBS"] = "2";
@@ -759,7 +842,7 @@ TEST_F(InterruptionTest, StopDuringPackingLeavesNoWheelAndTheRerunCompilesNothin
     std::ofstream out(big, std::ios::binary);
     std::mt19937_64 random(24);
     std::vector<std::uint64_t> block(1 << 17);
-    for (int i = 0; i < 256; ++i) {
+    for (int i = 0; i < 8; ++i) {
       for (auto& word : block) {
         word = random();
       }
@@ -767,14 +850,20 @@ TEST_F(InterruptionTest, StopDuringPackingLeavesNoWheelAndTheRerunCompilesNothin
                 static_cast<std::streamsize>(block.size() * sizeof(block[0])));
     }
   }
-  ASSERT_EQ(fs::file_size(big), 256u << 20);
+  ASSERT_EQ(fs::file_size(big), 8u << 20);
   for (const int number : {SIGINT, SIGKILL}) {
-    BackgroundRun run({"bdist_wheel"}, tree, env, dir.path() / ("pack-" + std::to_string(number)));
-    // The writer has said so and its hidden partial wheel exists: the stop
-    // comes mid-packing (the line alone can come before the file).
-    ASSERT_TRUE(wait_until(run, [&] {
-      return contains(run.err(), "(native writer)") && !staged_in(tree / "dist").empty();
-    })) << run.err();
+    const fs::path gate = dir.path() / ("write-gate-" + std::to_string(number));
+    fs::create_directories(gate);
+    Env holding = env;
+    holding["LD_PRELOAD"] = FAIL_NTH_WRITE;
+    holding["FAIL_WRITE_MATCH"] = (tree / "dist").string() + "/.";
+    holding["FAIL_WRITE_NTH"] = "2";
+    holding["FAIL_WRITE_HOLD"] = gate.string();
+    BackgroundRun run({"bdist_wheel"}, tree, holding,
+                      dir.path() / ("pack-" + std::to_string(number)));
+    ASSERT_TRUE(wait_until(run, [&] { return fs::exists(gate / "holding"); })) << run.err();
+    ASSERT_TRUE(contains(run.err(), "(native writer)")) << run.err();
+    ASSERT_EQ(staged_in(tree / "dist").size(), 1u) << run.err();
     run.signal(number);
     EXPECT_EQ(run.wait(), 128 + number) << run.err();
     EXPECT_FALSE(contains(run.err(), "internal error")) << run.err();

@@ -155,17 +155,22 @@ class NetworkTest : public ExampleTreeTest {
   }
   fs::path npuir() const { return tree / "third_party/ascend/AscendNPU-IR"; }
 
-  // Starts the binary with `args`, waits (at most 120 s) until a directory
-  // staged under `stage` beside `target` holds `bytes`, sends `signal`, and
-  // returns the run's exit code (-1 when it did not end within 60 s).
+  // Starts the binary with `args`, waits (at most 120 s, a guard against a
+  // hang) until a directory staged under `stage` beside `target` holds
+  // `bytes` and the server's answer waits at the gate, sends `signal`, and returns the run's exit
+  // code (-1 when it did not end within 60 s). The server's answers are held at `gate` past its
+  // budget (a multiple of `bytes`), so the transfer is in flight when the
+  // signal comes, however fast the machine.
   int stop_mid_transfer(const std::vector<std::string>& args, const fs::path& target,
-                        const std::string& stage, std::uint64_t bytes, int signal) {
+                        const std::string& stage, std::uint64_t bytes, int signal,
+                        const StreamGate& gate) {
     const fs::path log = dir.path() / ("stopped-run-" + std::to_string(signal) + ".log");
     BackgroundProcess run(host_command(tree, env, args), log);
     const std::string part = "." + target.filename().string() + ".ascend-setup-" + stage + "-";
     std::uint64_t seen = 0;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-    while (std::chrono::steady_clock::now() < deadline && run.running() && seen < bytes) {
+    while (std::chrono::steady_clock::now() < deadline && run.running() &&
+           (seen < bytes || !gate.holding())) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       seen = 0;
       for (const std::string& name : entries_containing(target.parent_path(), part)) {
@@ -173,6 +178,7 @@ class NetworkTest : public ExampleTreeTest {
       }
     }
     EXPECT_GE(seen, bytes) << read_file(log);
+    EXPECT_TRUE(gate.holding()) << "the transfer was not held at the gate: " << read_file(log);
     EXPECT_TRUE(run.signal(signal)) << "the run ended before the stop: " << read_file(log);
     const auto code = run.exit_code(60);
     stopped_log = read_file(log);
@@ -381,11 +387,12 @@ TEST_F(NetworkTest,
 // The phases "distributed clone" and "NPUIR fetches" of doc/stopping.md.
 TEST_F(NetworkTest, StopDuringTheDistributedCloneExits130AndLeavesNothing) {
   serve_distributed(4 << 20);
-  TlsNginx slow(dir.path() / "slow", ca, www, git_root, "200k");
-  distributed_profile(slow);
+  const StreamGate gate(dir.path() / "gate", 1 << 20);
+  TlsNginx gated(dir.path() / "gated", ca, www, git_root, &gate);
+  distributed_profile(gated);
   env["SSL_CERT_FILE"] = ca.ca_certificate.string();
   const int code = stop_mid_transfer({"--profile", profile.string(), "--dump-kwargs"}, clone(),
-                                     "clone", 256 << 10, SIGINT);
+                                     "clone", 256 << 10, SIGINT, gate);
   EXPECT_EQ(code, 130) << stopped_log;
   EXPECT_TRUE(entries_containing(clone().parent_path(), "ascend-setup-clone").empty());
   EXPECT_FALSE(fs::exists(clone()));
@@ -393,11 +400,12 @@ TEST_F(NetworkTest, StopDuringTheDistributedCloneExits130AndLeavesNothing) {
 
 TEST_F(NetworkTest, KilledDuringTheDistributedCloneThenTheNextRunClonesAgain) {
   serve_distributed(4 << 20);
-  TlsNginx slow(dir.path() / "slow", ca, www, git_root, "200k");
-  distributed_profile(slow);
+  const StreamGate gate(dir.path() / "gate", 1 << 20);
+  TlsNginx gated(dir.path() / "gated", ca, www, git_root, &gate);
+  distributed_profile(gated);
   env["SSL_CERT_FILE"] = ca.ca_certificate.string();
   const int code = stop_mid_transfer({"--profile", profile.string(), "--dump-kwargs"}, clone(),
-                                     "clone", 256 << 10, SIGKILL);
+                                     "clone", 256 << 10, SIGKILL, gate);
   EXPECT_EQ(code, 128 + SIGKILL);
   EXPECT_FALSE(entries_containing(clone().parent_path(), "ascend-setup-clone").empty());
   EXPECT_FALSE(fs::exists(clone()));
@@ -411,12 +419,13 @@ TEST_F(NetworkTest, KilledDuringTheDistributedCloneThenTheNextRunClonesAgain) {
 }
 
 TEST_F(NetworkTest, StopDuringAnNpuirCommitFetchExits130AndLeavesNothing_StandInNpuIrRepo) {
-  TlsNginx slow(dir.path() / "slow", ca, www, git_root, "200k");
-  serve_npuir(slow.url("git/"), 4 << 20);
+  const StreamGate gate(dir.path() / "gate", 1 << 20);
+  TlsNginx gated(dir.path() / "gated", ca, www, git_root, &gate);
+  serve_npuir(gated.url("git/"), 4 << 20);
   env["GIT_SSL_CAINFO"] = ca.ca_certificate.string();
   const fs::path nested = npuir() / "third-party" / kNested.front();
   const int code = stop_mid_transfer({"--profile", profile.string(), "bdist_wheel"}, nested,
-                                     "fetch", 256 << 10, SIGINT);
+                                     "fetch", 256 << 10, SIGINT, gate);
   EXPECT_EQ(code, 130) << stopped_log;
   EXPECT_TRUE(entries_containing(nested.parent_path(), "ascend-setup-fetch").empty());
   EXPECT_TRUE(!fs::exists(nested) || fs::is_empty(nested));
@@ -424,15 +433,18 @@ TEST_F(NetworkTest, StopDuringAnNpuirCommitFetchExits130AndLeavesNothing_StandIn
 }
 
 TEST_F(NetworkTest, KilledDuringAnNpuirCommitFetchThenTheNextRunFetchesAgain_StandInNpuIrRepo) {
-  TlsNginx slow(dir.path() / "slow", ca, www, git_root, "200k");
-  serve_npuir(slow.url("git/"), 4 << 20);
+  const StreamGate gate(dir.path() / "gate", 1 << 20);
+  TlsNginx gated(dir.path() / "gated", ca, www, git_root, &gate);
+  serve_npuir(gated.url("git/"), 4 << 20);
   env["GIT_SSL_CAINFO"] = ca.ca_certificate.string();
   const fs::path nested = npuir() / "third-party" / kNested.front();
   const int code = stop_mid_transfer({"--profile", profile.string(), "bdist_wheel"}, nested,
-                                     "fetch", 256 << 10, SIGKILL);
+                                     "fetch", 256 << 10, SIGKILL, gate);
   EXPECT_EQ(code, 128 + SIGKILL);
   EXPECT_FALSE(entries_containing(nested.parent_path(), "ascend-setup-fetch").empty());
-  // The rerun fetches from the same (slow) server: the URLs are the submodule's.
+  // The rerun fetches from the same server, its gate open: the URLs are the
+  // submodule's.
+  gate.open();
   const auto rerun = host({"--profile", profile.string(), "bdist_wheel"});
   EXPECT_TRUE(contains(rerun.err, "exited with 7")) << rerun.err;
   EXPECT_EQ(head_of(nested), recorded[kNested.front()]);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <thread>
@@ -87,21 +88,6 @@ class SharedCacheTest : public PackageBuildTest {
     return found;
   }
 
-  // Bytes in the part so far, from the downloader's state (0 before it has one).
-  std::uint64_t downloaded() const {
-    std::uint64_t done = 0;
-    try {
-      const auto state =
-          nlohmann::json::parse(read_file(package_root / ".llvm-e2e.download.part.state"));
-      for (const auto& segment : state.at("segments")) {
-        done += segment.at(2).get<std::uint64_t>();
-      }
-    } catch (const std::exception&) {
-      return 0;  // not written yet
-    }
-    return done;
-  }
-
   std::uint64_t package_size() const { return fs::file_size(www / "llvm-e2e.tar.gz"); }
 
   // The package in place with every file of its source, nothing staged or
@@ -127,10 +113,10 @@ class SharedCacheTest : public PackageBuildTest {
     expect_no_partial_package(package_url);
   }
 
-  // A package that takes a while to unpack: 512 MiB of zeros in one file
-  // (sparse here, about 500 KiB packed).
+  // A package with a big file, unpacked in many writes: 64 MiB of zeros
+  // (sparse here, about 64 KiB packed).
   void make_slow_package() {
-    make_package(0, [](const fs::path& source) { sparse_zeros(source / "lib" / "big.bin", 512); });
+    make_package(0, [](const fs::path& source) { sparse_zeros(source / "lib" / "big.bin", 64); });
   }
 
   static void sparse_zeros(const fs::path& file, std::uint64_t mebibytes) {
@@ -151,22 +137,19 @@ class SharedCacheTest : public PackageBuildTest {
     const auto args = with_profile(base(nginx), {"build_ext"});
     const fs::path log = dir.path() / "first.log";
     {
-      BackgroundProcess first(host_command(tree, env, args), log);
-      // Until the copy being unpacked holds part of the big file.
-      const bool unpacking = wait_until(
-          [&] {
-            for (const auto& staged : staged_copies()) {
-              std::error_code ec;
-              for (fs::recursive_directory_iterator it(staged, ec), end; !ec && it != end;
-                   it.increment(ec)) {
-                if (it->path().filename() == "big.bin" && it->file_size(ec) > (16 << 20)) {
-                  return true;
-                }
-              }
-            }
-            return !first.running();
-          },
-          180);
+      // The 8th write of the big file waits at a gate (the fail_nth_write
+      // stand-in) until the signal's handler has run: the run is unpacking
+      // when the signal comes, however fast the machine.
+      const fs::path gate = dir.path() / "write-gate";
+      fs::create_directories(gate);
+      Env holding = env;
+      holding["LD_PRELOAD"] = FAIL_NTH_WRITE;
+      holding["FAIL_WRITE_MATCH"] = "big.bin";
+      holding["FAIL_WRITE_NTH"] = "8";
+      holding["FAIL_WRITE_HOLD"] = gate.string();
+      BackgroundProcess first(host_command(tree, holding, args), log);
+      const bool unpacking =
+          wait_until([&] { return fs::exists(gate / "holding") || !first.running(); }, 180);
       ASSERT_TRUE(unpacking && first.running()) << read_file(log);
       ASSERT_TRUE(first.signal(signal)) << read_file(log);
       const auto code = first.exit_code(120);
@@ -203,7 +186,10 @@ class SharedCacheTest : public PackageBuildTest {
   // The first run stopped by `signal` mid-download; the rerun resumes.
   void stop_during_download(int signal) {
     make_package(kPayload);
-    NginxServer nginx(dir.path() / "nginx", www, "1m");  // 8 connections: about 8 MB/s
+    // Half the package passes, the rest waits at the gate: the run is
+    // mid-download when the signal comes, however fast the machine.
+    const StreamGate gate = gate_downloads(kPayload / 2);
+    NginxServer nginx(dir.path() / "nginx", www, &gate);
     const auto args = with_profile(base(nginx), {"build_ext"});
     const fs::path log = dir.path() / "first.log";
     {
@@ -219,6 +205,7 @@ class SharedCacheTest : public PackageBuildTest {
     }
     EXPECT_FALSE(fs::exists(package_root / "llvm-e2e"));
     EXPECT_TRUE(fs::exists(package_root / ".llvm-e2e.download.part"));
+    gate.open();
     const auto rerun = host(args);
     ASSERT_EQ(rerun.exit_code, 0) << rerun.err;
     EXPECT_NE(rerun.err.find("resuming .llvm-e2e.download.part"), std::string::npos) << rerun.err;
@@ -231,8 +218,10 @@ class SharedCacheTest : public PackageBuildTest {
 
 TEST_F(SharedCacheTest, FourBuildsOnAColdCacheFetchThePackageOnce) {
   make_package(kPayload);
-  // 8 connections of 512 KiB/s: about 6 s for the package, so the builds overlap.
-  NginxServer nginx(dir.path() / "nginx", www, "512k");
+  // Nothing of the package passes until every build has started and three
+  // wait for the one that fetches: the four overlap, however fast the machine.
+  const StreamGate gate = gate_downloads(0);
+  NginxServer nginx(dir.path() / "nginx", www, &gate);
   const auto args = with_profile(base(nginx), {"build_ext"});
   std::vector<fs::path> trees{tree};
   for (int i = 1; i < 4; ++i) {
@@ -249,6 +238,24 @@ TEST_F(SharedCacheTest, FourBuildsOnAColdCacheFetchThePackageOnce) {
   for (const auto& build : builds) {
     pids.push_back(std::to_string(build->pid()));
   }
+  const auto waiting = [&] {
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < builds.size(); ++i) {
+      count += read_file(dir.path() / ("build-" + std::to_string(i) + ".log"))
+                           .find("waiting for the lock held by pid ") != std::string::npos
+                   ? 1
+                   : 0;
+    }
+    return count;
+  };
+  const bool overlap = wait_until(
+      [&] {
+        return waiting() == builds.size() - 1 ||
+               std::any_of(builds.begin(), builds.end(), [](auto& b) { return !b->running(); });
+      },
+      300);
+  EXPECT_TRUE(overlap && waiting() == builds.size() - 1) << "the builds did not all wait";
+  gate.open();
   std::size_t waited = 0;
   for (std::size_t i = 0; i < builds.size(); ++i) {
     const auto code = builds[i]->exit_code(600);
@@ -274,7 +281,7 @@ TEST_F(SharedCacheTest, FourBuildsOnAColdCacheFetchThePackageOnce) {
         std::string::npos)
         << line;
   }
-  EXPECT_GE(waited, 1u) << "no build waited for another";
+  EXPECT_EQ(waited, builds.size() - 1) << "a build did not wait for the one fetching";
   EXPECT_LE(nginx.body_bytes_sent(), package_size() * 110 / 100)
       << nginx.body_bytes_sent() << " bytes served for a package of " << package_size();
   expect_whole_package(url(nginx));
@@ -282,7 +289,10 @@ TEST_F(SharedCacheTest, FourBuildsOnAColdCacheFetchThePackageOnce) {
 
 TEST_F(SharedCacheTest, HolderKilledMidDownloadTheWaiterTakesOverAndResumes) {
   make_package(kPayload);
-  NginxServer nginx(dir.path() / "nginx", www, "1m");
+  // Half the package passes, the rest waits at the gate until the holder is
+  // dead: it is mid-download when killed, however fast the machine.
+  const StreamGate gate = gate_downloads(kPayload / 2);
+  NginxServer nginx(dir.path() / "nginx", www, &gate);
   const auto args = with_profile(base(nginx), {"build_ext"});
   fs::create_directories(dir.path() / "copy");
   const fs::path other = copy_example_tree(dir.path() / "copy");
@@ -300,19 +310,25 @@ TEST_F(SharedCacheTest, HolderKilledMidDownloadTheWaiterTakesOverAndResumes) {
       },
       120))
       << read_file(dir.path() / "waiter.log");
-  // Killed right after it saved its state (once a second), as the bytes
-  // after the last save are fetched again.
-  const std::uint64_t saved = downloaded();
-  ASSERT_TRUE(wait_until([&] { return !holder.running() || downloaded() != saved; }, 60));
+  // Killed once its saved state (once a second) holds every byte that passed
+  // the gate, the answers' headers aside: the waiter fetches only the rest.
+  ASSERT_TRUE(wait_until(
+      [&] {
+        const auto passed = gate.holding();
+        return !holder.running() || (passed && downloaded() + (64 << 10) >= *passed);
+      },
+      120))
+      << read_file(dir.path() / "holder.log");
   ASSERT_TRUE(holder.signal(SIGKILL)) << read_file(dir.path() / "holder.log");
   EXPECT_EQ(holder.exit_code(60), 128 + SIGKILL);
+  gate.open();
   const auto code = waiter.exit_code(300);
   const std::string log = read_file(dir.path() / "waiter.log");
   ASSERT_TRUE(code) << log;
   EXPECT_EQ(*code, 0) << log;
   EXPECT_NE(log.find(waiting + " on host " + this_host()), std::string::npos) << log;
   EXPECT_NE(log.find("resuming .llvm-e2e.download.part"), std::string::npos) << log;
-  EXPECT_LE(nginx.body_bytes_sent(), package_size() * 125 / 100)
+  EXPECT_LE(nginx.body_bytes_sent(), package_size() * 115 / 100)
       << nginx.body_bytes_sent() << " bytes served for a package of " << package_size();
   expect_whole_package(url(nginx));
 }

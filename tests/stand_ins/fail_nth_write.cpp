@@ -2,15 +2,24 @@
 // pwrite() (N = $FAIL_WRITE_NTH, counted from 1, both counted together) to a
 // file whose path contains
 // $FAIL_WRITE_MATCH fails with EIO, or, when $FAIL_WRITE_KILL is set, the
-// process dies of SIGKILL right there (a power loss). Each process counts
-// its own writes; other writes pass through untouched.
+// process dies of SIGKILL right there (a power loss), or, when
+// $FAIL_WRITE_HOLD names a directory, the write waits at a gate there: the
+// stand-in writes DIR/holding (the pid, whole), then waits until the test
+// creates DIR/open or a signal handler has run in this thread (its sleep
+// ends with EINTR: the process's stop handlers are installed without
+// SA_RESTART, and the kernel gives a process-directed signal to the main
+// thread, which does the writes, when it does not block it), and then writes.
+// So a test's stop meets the work in the middle, however fast the machine.
+// Each process counts its own writes; other writes pass through untouched.
 #include <dlfcn.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 
 namespace {
@@ -29,12 +38,36 @@ bool matches(int fd, const char* match) {
   return std::strstr(target, match) != nullptr;
 }
 
-// True when this write is the one to fail (after a SIGKILL when asked).
+// Waits at the gate in `dir` (see the top), at most 600 s.
+void hold(const std::string& dir) {
+  const std::string holding = dir + "/holding";
+  if (FILE* out = std::fopen((holding + ".tmp").c_str(), "w")) {
+    std::fprintf(out, "%d\n", static_cast<int>(::getpid()));
+    std::fclose(out);
+    std::rename((holding + ".tmp").c_str(), holding.c_str());
+  }
+  const std::string open = dir + "/open";
+  for (int i = 0; i < 60000 && ::access(open.c_str(), F_OK) != 0; ++i) {
+    const timespec pause{0, 10 * 1000 * 1000};
+    if (::nanosleep(&pause, nullptr) != 0 && errno == EINTR) {
+      return;
+    }
+  }
+}
+
+// True when this write is the one to fail (after a SIGKILL when asked); a
+// held write waits at its gate and then is written.
 bool strikes(int fd) {
   static int seen = 0;
   const char* match = std::getenv("FAIL_WRITE_MATCH");
   const char* nth = std::getenv("FAIL_WRITE_NTH");
   if (match == nullptr || nth == nullptr || !matches(fd, match) || ++seen != std::atoi(nth)) {
+    return false;
+  }
+  if (const char* gate = std::getenv("FAIL_WRITE_HOLD")) {
+    const int saved = errno;
+    hold(gate);
+    errno = saved;
     return false;
   }
   if (std::getenv("FAIL_WRITE_KILL") != nullptr) {

@@ -372,19 +372,61 @@ long RedisServer::keys() const {
   return result.exit_code == 0 && keys ? *keys : -1;
 }
 
-NginxServer::NginxServer(const fs::path& dir, const fs::path& www, const std::string& limit_rate)
+NginxServer::NginxServer(const fs::path& dir, const fs::path& www, const StreamGate* gate)
     : dir_(dir) {
   process_ = start_nginx(
       dir_, "$status $body_bytes_sent $http_range",
       [&](int port) {
-        std::string server = "    listen 127.0.0.1:" + std::to_string(port) + ";\n    root " +
-                             www.string() + ";\n    keepalive_requests 10000;\n";
-        if (!limit_rate.empty()) {
-          server += "    limit_rate " + limit_rate + ";\n";
-        }
-        return server;
+        return "    listen 127.0.0.1:" + std::to_string(port) + (gate ? " sndbuf=64k" : "") +
+               ";\n    root " + www.string() + ";\n    keepalive_requests 10000;\n";
       },
       port_);
+  if (gate) {
+    relay_ = std::make_unique<GateRelay>(*gate, port_);
+  }
+}
+
+StreamGate::StreamGate(const fs::path& dir, std::uint64_t budget) : dir_(dir), budget_(budget) {
+  fs::create_directories(dir_);
+}
+
+std::optional<std::uint64_t> StreamGate::holding() const {
+  const auto passed =
+      ascend_setup::parse_integer(read_file(dir_ / "holding"), std::uint64_t{0}, ~std::uint64_t{0});
+  return fs::exists(dir_ / "holding") && passed ? passed : std::nullopt;
+}
+
+bool StreamGate::wait_holding(const std::function<bool()>& gave_up, double seconds) const {
+  const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
+  while (!holding()) {
+    if (gave_up() || Clock::now() > deadline) {
+      return holding().has_value();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+void StreamGate::open() const { write_file(dir_ / "open", ""); }
+
+GateRelay::GateRelay(const StreamGate& gate, int target_port) {
+  const fs::path port_file = gate.dir() / "relay-port";
+  process_ = std::make_unique<BackgroundProcess>(
+      std::vector<std::string>{SYSTEM_PYTHON, std::string(STAND_INS) + "/gate.py", "relay",
+                               "--gate-dir", gate.dir().string(), "--budget",
+                               std::to_string(gate.budget()), "--target-port",
+                               std::to_string(target_port), "--port-file", port_file.string()},
+      gate.dir() / "relay-output.log");
+  const auto deadline = Clock::now() + std::chrono::seconds(20);
+  while (Clock::now() < deadline && !fs::exists(port_file) && process_->running()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (!fs::exists(port_file)) {
+    ADD_FAILURE() << "the gate relay stand-in did not start: "
+                  << read_file(gate.dir() / "relay-output.log");
+    return;
+  }
+  port_ = std::stoi(read_file(port_file));
 }
 
 std::string NginxServer::url(const std::string& file) const {

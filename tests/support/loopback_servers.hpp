@@ -45,11 +45,48 @@ class BackgroundProcess {
   std::optional<int> exit_code_;
 };
 
+// A gate a server's answers are held at until the test opens it, so that a
+// stop, kill or race meets a transfer in flight whatever the machine's speed
+// (tests/stand_ins/gate.py): the first `budget` bytes of the answers pass
+// (shared by every connection and request through the gate), every further
+// byte waits for open().
+class StreamGate {
+ public:
+  StreamGate(const fs::path& dir, std::uint64_t budget);
+  const fs::path& dir() const { return dir_; }
+  std::uint64_t budget() const { return budget_; }
+  // Once a byte waits at the gate: the bytes passed until then.
+  std::optional<std::uint64_t> holding() const;
+  // Waits (at most `seconds`, a guard against a hang) until a byte waits at
+  // the gate or `gave_up()` holds; true when one waits.
+  bool wait_holding(const std::function<bool()>& gave_up, double seconds = 120) const;
+  void open() const;
+
+ private:
+  fs::path dir_;
+  std::uint64_t budget_;
+};
+
+// The stand-in gate.py's relay: `target_port` on 127.0.0.1 behind a port of
+// its own whose server-to-client bytes go through `gate`.
+class GateRelay {
+ public:
+  GateRelay(const StreamGate& gate, int target_port);
+  int port() const { return port_; }
+
+ private:
+  int port_ = 0;
+  std::unique_ptr<BackgroundProcess> process_;
+};
+
 // nginx serving `www` on 127.0.0.1; access log lines "<status> <bytes> <range>".
+// With a `gate`, its answers reach the client through a GateRelay (port() is
+// the relay's), and nginx's send buffers are small, so that what nginx logs
+// as sent stays near what passed the gate.
 class NginxServer {
  public:
-  NginxServer(const fs::path& dir, const fs::path& www, const std::string& limit_rate = "");
-  int port() const { return port_; }
+  NginxServer(const fs::path& dir, const fs::path& www, const StreamGate* gate = nullptr);
+  int port() const { return relay_ ? relay_->port() : port_; }
   std::string url(const std::string& file) const;
   std::vector<std::string> log_lines() const;
   std::uint64_t body_bytes_sent() const;  // summed over the access log
@@ -59,6 +96,7 @@ class NginxServer {
   fs::path dir_;
   int port_ = 0;
   std::unique_ptr<BackgroundProcess> process_;
+  std::unique_ptr<GateRelay> relay_;
 };
 
 // Debian's nginx started in `dir` (pid, logs, temp paths there; access log

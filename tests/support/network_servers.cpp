@@ -100,30 +100,19 @@ std::vector<std::string> TinyProxy::connects() const {
 }
 
 TlsNginx::TlsNginx(const fs::path& dir, const TestCa& ca, const fs::path& www,
-                   const fs::path& git_root, const std::string& limit_rate)
+                   const fs::path& git_root, const StreamGate* gate)
     : dir_(dir) {
   fs::create_directories(dir_);
   const fs::path socket = dir_ / "fcgiwrap.sock";
-  // nginx's limit_rate does not hold back a FastCGI answer (git's pack came
-  // whole in under a second at "200k"), so a slowed git server is
-  // git-http-backend behind a script that passes its answer on 16 KiB each
-  // 50 ms (about 320 KiB/s).
+  // With a gate, git-http-backend's answers go through gate.py's pipe: a
+  // fetch holds at the gate until the test opens it.
   fs::path backend = "/usr/lib/git-core/git-http-backend";
-  if (!git_root.empty() && !limit_rate.empty()) {
-    backend = dir_ / "slow-git-http-backend";
-    write_file(backend,
-               "#!/usr/bin/python3\n"
-               "import subprocess, sys, time\n"
-               "child = subprocess.Popen(['/usr/lib/git-core/git-http-backend'], "
-               "stdout=subprocess.PIPE)\n"
-               "while True:\n"
-               "    chunk = child.stdout.read(16384)\n"
-               "    if not chunk:\n"
-               "        break\n"
-               "    sys.stdout.buffer.write(chunk)\n"
-               "    sys.stdout.buffer.flush()\n"
-               "    time.sleep(0.05)\n"
-               "sys.exit(child.wait())\n");
+  if (!git_root.empty() && gate) {
+    backend = dir_ / "gated-git-http-backend";
+    write_file(backend, "#!/bin/sh\nexec " + std::string(SYSTEM_PYTHON) + " " +
+                            std::string(STAND_INS) + "/gate.py pipe --gate-dir '" +
+                            gate->dir().string() + "' --budget " + std::to_string(gate->budget()) +
+                            " -- " + "/usr/lib/git-core/git-http-backend\n");
     fs::permissions(backend, fs::perms(0755));
   }
   if (!git_root.empty()) {
@@ -145,8 +134,8 @@ TlsNginx::TlsNginx(const fs::path& dir, const TestCa& ca, const fs::path& www,
                << "    ssl_certificate " << ca.server_certificate.string() << ";\n"
                << "    ssl_certificate_key " << ca.server_key.string() << ";\n"
                << "    root " << www.string() << ";\n";
-        if (!limit_rate.empty()) {
-          server << "    limit_rate " << limit_rate << ";\n    fastcgi_buffering off;\n";
+        if (gate) {
+          server << "    fastcgi_buffering off;\n";
         }
         if (!git_root.empty()) {
           server << "    location ~ ^/git(/.*)$ {\n"

@@ -53,13 +53,13 @@ class TinyProxy {
 // nginx over TLS (the CA's server certificate) on 127.0.0.1 and a free port:
 // `www` at /, and, when `git_root` is not empty, git http-backend serving the
 // repositories under it at /git/ through fcgiwrap (GIT_HTTP_EXPORT_ALL).
-// `limit_rate` (e.g. "100k") slows every file response, and a non-empty one
-// slows git's answers to about 320 KiB/s. Access log lines:
+// With a `gate`, git's answers are held at it once its budget has passed.
+// Access log lines:
 // "<method> <uri> <status> <bytes>".
 class TlsNginx {
  public:
   TlsNginx(const fs::path& dir, const TestCa& ca, const fs::path& www,
-           const fs::path& git_root = {}, const std::string& limit_rate = "");
+           const fs::path& git_root = {}, const StreamGate* gate = nullptr);
   int port() const { return port_; }
   std::string url(const std::string& path) const;  // "https://127.0.0.1:PORT/" + path
   std::vector<std::string> log_lines() const;

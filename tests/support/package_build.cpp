@@ -2,6 +2,8 @@
 
 #include "loopback_servers.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace test_support {
 
 namespace {
@@ -76,6 +78,25 @@ void PackageBuildTest::cmake_failing_after_version() {
 
 void PackageBuildTest::cmake_doing_nothing() {
   env["PATH"] = path_with(cmake_stand_in(dir.path() / "bin-nothing", "exit 0"));
+}
+
+std::uint64_t PackageBuildTest::downloaded() const {
+  std::uint64_t done = 0;
+  try {
+    const auto state =
+        nlohmann::json::parse(read_file(package_root / ".llvm-e2e.download.part.state"));
+    for (const auto& segment : state.at("segments")) {
+      done += segment.at(2).get<std::uint64_t>();
+    }
+  } catch (const std::exception&) {
+    return 0;  // not written yet
+  }
+  return done;
+}
+
+StreamGate PackageBuildTest::gate_downloads(std::uint64_t budget) {
+  env["ASCEND_SETUP_DOWNLOAD_STALL_SECONDS"] = "3600";
+  return StreamGate(dir.path() / "gate", budget);
 }
 
 void PackageBuildTest::expect_no_partial_package(const std::string& url) const {

@@ -6,6 +6,7 @@
 // end the run right after the download.
 #pragma once
 
+#include "loopback_servers.hpp"
 #include "test_support.hpp"
 
 #include <cstdint>
@@ -37,6 +38,15 @@ class PackageBuildTest : public ExampleTreeTest {
   // build_ext then ends with exit 0 right after the download (nothing is
   // compiled).
   void cmake_doing_nothing();
+
+  // Bytes in the package's part so far, from the downloader's saved state (0
+  // before it has one).
+  std::uint64_t downloaded() const;
+
+  // A package server whose answers are held at a gate past `budget` bytes:
+  // the gate, and no stall limit a held download could reach while the test
+  // acts (ASCEND_SETUP_DOWNLOAD_STALL_SECONDS).
+  StreamGate gate_downloads(std::uint64_t budget);
 
   // Non-hidden entries of the package root, symlinks aside: each must be a
   // whole package of `url`.

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 #include <fcntl.h>
@@ -18,6 +19,58 @@
 #include <unistd.h>
 
 namespace test_support {
+
+namespace {
+
+// A failed test's reasons again, as the last lines of its output. A failure's
+// message often carries a run's whole log after its first lines, and ctest
+// prints a failed test's output whole (--output-on-failure): without this, a
+// CI log capped at its tail ends in build output instead of the reason.
+// scripts/quickstart.sh collects these lines at the end of a failed run.
+class ReasonsLast : public testing::EmptyTestEventListener {
+  void OnTestEnd(const testing::TestInfo& test) override {
+    const testing::TestResult* result = test.result();
+    if (result == nullptr || !result->Failed()) {
+      return;
+    }
+    constexpr int kLines = 6;
+    constexpr std::size_t kWidth = 300;
+    std::ostringstream out;
+    out << "\n";
+    for (int i = 0; i < result->total_part_count(); ++i) {
+      const testing::TestPartResult& part = result->GetTestPartResult(i);
+      if (!part.failed()) {
+        continue;
+      }
+      out << "[ REASON   ] " << test.test_suite_name() << "." << test.name() << " at "
+          << (part.file_name() != nullptr ? part.file_name() : "?") << ":" << part.line_number()
+          << "\n";
+      std::istringstream message(part.message());
+      int shown = 0;
+      int more = 0;
+      for (std::string line; std::getline(message, line);) {
+        if (shown < kLines) {
+          out << "[ REASON   ]   " << (line.size() > kWidth ? line.substr(0, kWidth) + "..." : line)
+              << "\n";
+          ++shown;
+        } else {
+          ++more;
+        }
+      }
+      if (more > 0) {
+        out << "[ REASON   ]   (" << more << " more lines in the message above)\n";
+      }
+    }
+    std::cout << out.str() << std::flush;
+  }
+};
+
+[[maybe_unused]] const bool reasons_last_registered = [] {
+  testing::UnitTest::GetInstance()->listeners().Append(new ReasonsLast);
+  return true;
+}();
+
+}  // namespace
 
 TempDir::TempDir() {
   std::string pattern = (fs::temp_directory_path() / "ascend-setup-test-XXXXXX").string();
@@ -83,8 +136,22 @@ std::string make_git_repo(const fs::path& tree, const fs::path& home) {
   return head.substr(0, head.find('\n'));
 }
 
+fs::path shared_compile_cache() {
+  const fs::path cache = fs::path(BUILD_DIR) / "test-ccache";
+  const fs::path config = cache / "ccache.conf";
+  const std::string text =
+      "base_dir = " + fs::temp_directory_path().string() + "\nhash_dir = false\nmax_size = 2G\n";
+  if (read_file(config) != text) {
+    const fs::path staged = cache / ("ccache.conf." + std::to_string(::getpid()));
+    write_file(staged, text);
+    fs::rename(staged, config);
+  }
+  return cache;
+}
+
 Env offline_env(const fs::path& home) {
   Env env = git_env(home);
+  env["CCACHE_DIR"] = shared_compile_cache().string();
   env["LLVM_SYSPATH"] = STUB_LLVM;
   env["TRITON_OFFLINE_BUILD"] = "1";
   env["TRITON_HOME"] = home.string();

@@ -49,9 +49,18 @@ Env git_env(const fs::path& home);
 // `git init`, add everything, commit. Returns HEAD's full id.
 std::string make_git_repo(const fs::path& tree, const fs::path& home);
 
+// The compile cache every test's build of the example tree shares
+// (BUILD_DIR/test-ccache): paths under the temporary directory are taken
+// relative to the compile's directory (base_dir) and the directory is not
+// hashed, so the same example compiled in another test's directory is a hit.
+// The suite's builds compile each source once; a test of compiling itself
+// (distcc, the compile cache, the build report, a stop mid-compile) sets its
+// own cold CCACHE_DIR or turns ccache off.
+fs::path shared_compile_cache();
+
 // The environment of an offline build of the example tree: stub LLVM,
-// TRITON_OFFLINE_BUILD, caches under `home`, no venv, no host log level, no
-// mode switches.
+// TRITON_OFFLINE_BUILD, TRITON_HOME under `home`, the suite's shared compile
+// cache (CCACHE_DIR), no venv, no host log level, no mode switches.
 Env offline_env(const fs::path& home);
 
 // offline_env() for the Python front ends (pip, build, python3 setup.py):
