@@ -323,19 +323,21 @@ json_object() {
 }
 
 # One line per library built from an older Debian version than the newest
-# listed: "name built newest".
+# listed, as the stamp $1 says: "name built newest".
 older_built_libraries() {
   local name src header macro built newest
   for entry in "${built_libraries[@]}"; do
     read -r name src header macro <<<"$entry"
-    built=$(sed -n "s/^$src-source: $src //p" "$stamp")
-    newest=$(sed -n "s/^$src-newest: $src //p" "$stamp")
+    built=$(sed -n "s/^$src-source: $src //p" "$1")
+    newest=$(sed -n "s/^$src-newest: $src //p" "$1")
     if [ -n "$newest" ] && [ "$newest" != "$built" ]; then printf '%s %s %s\n' "$src" "$built" "$newest"; fi
   done
 }
 
+# Writes versions.json from the stamp $1 (the finished build's) and the
+# machine's packages; a file of the same content is left untouched.
 write_versions() {
-  local include="$sysroot/usr/include" os_release="$sysroot/etc/os-release" objects=()
+  local stamp_file=$1 include="$sysroot/usr/include" os_release="$sysroot/etc/os-release" objects=()
   local name src dev header built newest installed source_name source_version candidate
   [ -f "$os_release" ] || os_release="$sysroot/usr/lib/os-release"
   local distro_id distro_version
@@ -343,8 +345,8 @@ write_versions() {
   distro_version=$(sed -n 's/^VERSION_ID="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$os_release" 2>/dev/null)
   for entry in "${built_libraries[@]}"; do
     read -r name src header macro <<<"$entry"
-    built=$(sed -n "s/^$src-source: $src //p" "$stamp")
-    newest=$(sed -n "s/^$src-newest: $src //p" "$stamp")
+    built=$(sed -n "s/^$src-source: $src //p" "$stamp_file")
+    newest=$(sed -n "s/^$src-newest: $src //p" "$stamp_file")
     [ "$newest" != "$built" ] || newest=
     objects+=("$(json_object name "$name" version "$(header_version "$prefix/include/$header" "$macro")" \
       origin source debian_source "$src" debian_version "$built" newer_debian_version "$newest")")
@@ -420,10 +422,10 @@ already_built() {
   fi
 }
 if already_built; then
-  write_versions
+  write_versions "$stamp"
   while read -r src built newest; do
     log "the portable build ships $src $built, OLDER than Debian's security version $newest (recorded in $versions)"
-  done < <(older_built_libraries)
+  done < <(older_built_libraries "$stamp")
   log "$prefix already holds $(sed -n 's/^libgit2-source: //p' "$stamp"), $(sed -n 's/^curl-source: //p' "$stamp"), $(sed -n 's/^libarchive-source: //p' "$stamp") and $(sed -n 's/^zlib-source: //p' "$stamp") built with this recipe ($stamp): nothing to do"
   exit 0
 fi
@@ -435,7 +437,7 @@ if ! flock -n 9; then
   log "another build into $prefix is running; waiting for it (at most 30 min)"
   flock -w 1800 9 || die "$prefix stayed locked for 30 min by another build"
   if already_built; then
-    write_versions
+    write_versions "$stamp"
     log "the other build finished $prefix: nothing to do"
     exit 0
   fi
@@ -1009,12 +1011,9 @@ log "self-check: $(cat "$logs/selfcheck-run.log")"
   printf 'link-libarchive: %s\n' "$libarchive_link"
   recipe
 } >"$stamp.tmp"
-# versions.json reads the stamp's lines; the stamp, the mark of a finished
+# versions.json from the stamp's lines; the stamp, the mark of a finished
 # build, goes in place last.
-stamp_final=$stamp
-stamp=$stamp.tmp
-write_versions
-stamp=$stamp_final
+write_versions "$stamp.tmp"
 mv -f "$stamp.tmp" "$stamp"
 if [ "${STATIC_DEPS_KEEP_WORK:-0}" != 1 ]; then
   rm -rf "$work"
