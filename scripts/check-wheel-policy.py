@@ -219,7 +219,8 @@ def older_libraries(zf, problem):
 
 
 def check_wheel(wheel_path, policy_name):
-    """Returns (target tag, number of ELF members, problems)."""
+    """Returns (target tag, number of ELF members, problems, the lines of the
+    libraries older than Debian's that ASCEND_SETUP_ALLOW_OLDER_STATIC=1 allowed)."""
     if policy_name not in POLICIES:
         raise BadInput(f"unknown policy {policy_name} (known: {', '.join(POLICIES)})")
     policy = dict(POLICIES[policy_name], name=policy_name)
