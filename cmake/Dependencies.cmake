@@ -21,6 +21,38 @@ add_library(ascend_setup_deps INTERFACE)
 set(ASCEND_SETUP_SHIPPED_LINK_OPTIONS)
 target_link_libraries(ascend_setup_deps INTERFACE CLI11::CLI11 nlohmann_json::nlohmann_json)
 
+# The libraries linked and their versions (include/base/launch/linked_libraries.hpp):
+# ASCEND_SETUP_LINKED_LIBRARIES_CPP (initializers, compiled in for
+# --host-version) and ASCEND_SETUP_LINKED_LIBRARIES_JSON (objects, for the
+# build directory's linked-libraries.json, the wheel's SBOM). Each value is
+# checked to be plain text: it goes into C++ and JSON strings as it is.
+set(ASCEND_SETUP_LINKED_LIBRARIES_CPP "")
+set(ASCEND_SETUP_LINKED_LIBRARIES_JSON "")
+set(ASCEND_SETUP_LINKED_DISTRO "{}")
+function(ascend_setup_linked_library name version origin debian_source debian_version newer)
+  if(version STREQUAL "")
+    set(version unknown)
+  endif()
+  set(cpp "    {")
+  set(json "{")
+  set(separator "")
+  foreach(field name version origin debian_source debian_version newer)
+    if(NOT "${${field}}" MATCHES "^[A-Za-z0-9.+~:_ -]*$")
+      message(FATAL_ERROR "the version record of ${name} has a ${field} that is not plain text: "
+                          "\"${${field}}\"")
+    endif()
+    set(key ${field})
+    if(field STREQUAL "newer")
+      set(key newer_debian_version)
+    endif()
+    string(APPEND cpp "${separator}\"${${field}}\"")
+    string(APPEND json "${separator}\"${key}\": \"${${field}}\"")
+    set(separator ", ")
+  endforeach()
+  set(ASCEND_SETUP_LINKED_LIBRARIES_CPP "${ASCEND_SETUP_LINKED_LIBRARIES_CPP}${cpp}},\n" PARENT_SCOPE)
+  set(ASCEND_SETUP_LINKED_LIBRARIES_JSON ${ASCEND_SETUP_LINKED_LIBRARIES_JSON} "${json}}" PARENT_SCOPE)
+endfunction()
+
 # The SONAME of the shared library `library` (a path), which dlopen names it by.
 function(ascend_setup_soname var library)
   execute_process(COMMAND ${CMAKE_OBJDUMP} -p "${library}" OUTPUT_VARIABLE dump
@@ -59,6 +91,18 @@ if(NOT ASCEND_SETUP_PORTABLE)
   target_compile_definitions(ascend_setup_deps INTERFACE
     ASCEND_SETUP_LIBCURL_SONAME="${libcurl_soname}" ASCEND_SETUP_LIBARCHIVE_SONAME="${libarchive_soname}")
   message(STATUS "ascend-setup: system libraries; loaded on first use: ${libcurl_soname}, ${libarchive_soname}")
+  # The versions of the headers compiled against (pkg-config's, CMake's find modules').
+  if(NOT ZLIB_VERSION_STRING)
+    set(ZLIB_VERSION_STRING "${ZLIB_VERSION}")
+  endif()
+  foreach(library libgit2:LIBGIT2_VERSION libcurl:LIBCURL_VERSION libarchive:LIBARCHIVE_VERSION
+                  zlib:ZLIB_VERSION_STRING openssl:OPENSSL_VERSION pcre2:PCRE2_VERSION
+                  libdeflate:LIBDEFLATE_VERSION)
+    string(REPLACE ":" ";" library ${library})
+    list(GET library 0 name)
+    list(GET library 1 version_var)
+    ascend_setup_linked_library(${name} "${${version_var}}" system "" "" "")
+  endforeach()
   return()
 endif()
 
@@ -67,6 +111,39 @@ foreach(archive libgit2.a libcurl.a libarchive.a libz.a)
     message(FATAL_ERROR "ASCEND_SETUP_PORTABLE: ASCEND_SETUP_STATIC_DEPS (\"${ASCEND_SETUP_STATIC_DEPS}\") "
                         "holds no lib/${archive}: run scripts/build-static-deps.sh PREFIX first")
   endif()
+endforeach()
+
+# What the prefix holds and what is linked from Debian's archives, with their
+# versions, as scripts/build-static-deps.sh recorded them (it brings the
+# archives' versions up to date on each run; a new record reconfigures).
+set(static_deps_versions "${ASCEND_SETUP_STATIC_DEPS}/versions.json")
+if(NOT EXISTS "${static_deps_versions}")
+  message(FATAL_ERROR "ASCEND_SETUP_PORTABLE: ${ASCEND_SETUP_STATIC_DEPS} holds no versions.json: "
+                      "run scripts/build-static-deps.sh ${ASCEND_SETUP_STATIC_DEPS} again (it writes it)")
+endif()
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${static_deps_versions}")
+file(READ "${static_deps_versions}" static_deps_record)
+string(JSON linked_count ERROR_VARIABLE record_error LENGTH "${static_deps_record}" libraries)
+if(record_error)
+  message(FATAL_ERROR "${static_deps_versions}: ${record_error}")
+endif()
+foreach(field id version)
+  string(JSON distro_${field} ERROR_VARIABLE record_error GET "${static_deps_record}" distro ${field})
+  if(record_error OR NOT distro_${field} MATCHES "^[A-Za-z0-9._-]+$")
+    message(FATAL_ERROR "${static_deps_versions}: no plain distro ${field} (${record_error})")
+  endif()
+endforeach()
+set(ASCEND_SETUP_LINKED_DISTRO "{\"id\": \"${distro_id}\", \"version\": \"${distro_version}\"}")
+math(EXPR linked_last "${linked_count} - 1")
+foreach(index RANGE ${linked_last})
+  foreach(field name version origin debian_source debian_version newer_debian_version)
+    string(JSON ${field} ERROR_VARIABLE record_error GET "${static_deps_record}" libraries ${index} ${field})
+    if(record_error)
+      message(FATAL_ERROR "${static_deps_versions}: ${record_error}")
+    endif()
+  endforeach()
+  ascend_setup_linked_library("${name}" "${version}" "${origin}" "${debian_source}" "${debian_version}"
+                              "${newer_debian_version}")
 endforeach()
 
 # A static archive of the system's, by file name; FATAL_ERROR when missing.

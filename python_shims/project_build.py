@@ -6,9 +6,11 @@ what ``cmake --install`` installs into one wheel: ``bin/ascend-setup`` as a
 script, the host modules and their manifest under ``libexec/ascend-setup``
 and the docs as data (both relative to the environment's prefix, where the
 launcher looks: ``<bin>/../libexec/ascend-setup``), the ``ascend_setup``
-package at the root. Only the standard library: it runs offline with Debian's
-packages (and Debian's source packages, for the static libgit2, libcurl,
-libarchive and zlib).
+package at the root, and ``<name>-<version>.dist-info/sbom.cdx.json``, a
+CycloneDX 1.5 SBOM of the libraries linked in (the build directory's
+``linked-libraries.json``, the versions ``--host-version`` prints). Only
+the standard library: it runs offline with Debian's packages (and Debian's
+source packages, for the static libgit2, libcurl, libarchive and zlib).
 
 The build is portable by default (``-DASCEND_SETUP_PORTABLE=ON``: every
 dependency and the C++ runtime linked in, scripts/build-static-deps.sh run
@@ -28,6 +30,7 @@ its wheel is tagged for the target's architecture.
 
 import base64
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -127,6 +130,61 @@ def _members(staging, data_dir):
     return members
 
 
+# The SBOM's property naming the newer Debian version (a security update) of a
+# library when the build links an older one; scripts/check-wheel-policy.py
+# refuses such a wheel for a release.
+NEWER_DEBIAN_VERSION = "ascend-setup:newer-debian-version"
+
+
+def _purl_part(text):
+    """A purl's version or qualifier value: percent-encoded but for . - _ ~"""
+    return "".join(c if c.isascii() and (c.isalnum() or c in ".-_~") else
+                   "".join("%%%02X" % b for b in c.encode()) for c in text)
+
+
+def _sbom(build, version):
+    """The wheel's CycloneDX 1.5 SBOM, from the build directory's record of the
+    libraries it links (linked-libraries.json, written by CMake: the versions
+    --host-version prints)."""
+    path = os.path.join(build, "linked-libraries.json")
+    try:
+        with open(path, encoding="utf-8") as record:
+            linked = json.load(record)
+    except (OSError, ValueError) as error:
+        raise SystemExit("project_build: cannot read %s (%s): reconfigure the build directory"
+                         % (path, error))
+    distro = linked.get("distro") or {}
+    how = {"source": "built from Debian's source package", "archive": "Debian's static archive",
+           "system": "the system's shared library"}
+    components = []
+    for library in linked["libraries"]:
+        component = {"type": "library", "bom-ref": library["name"], "name": library["name"],
+                     "version": library["version"]}
+        properties = [{"name": "ascend-setup:linked",
+                       "value": how.get(library["origin"], library["origin"])}]
+        if library["debian_source"] and library["debian_version"] and distro.get("id"):
+            component["purl"] = "pkg:deb/%s/%s@%s?distro=%s" % (
+                distro["id"], library["debian_source"], _purl_part(library["debian_version"]),
+                _purl_part("%s-%s" % (distro["id"], distro.get("version", ""))))
+            properties.append({"name": "ascend-setup:debian-version",
+                               "value": library["debian_version"]})
+        if library["newer_debian_version"]:
+            properties.append({"name": NEWER_DEBIAN_VERSION,
+                               "value": library["newer_debian_version"]})
+        component["properties"] = properties
+        components.append(component)
+    return {
+        "bomFormat": "CycloneDX",
+        "specVersion": "1.5",
+        "version": 1,
+        "metadata": {"component": {"type": "application", "bom-ref": "ascend-setup",
+                                   "name": "ascend-setup", "version": version}},
+        "components": components,
+        "dependencies": [{"ref": "ascend-setup",
+                          "dependsOn": [c["bom-ref"] for c in components]}],
+    }
+
+
 def get_requires_for_build_wheel(config_settings=None):
     return []
 
@@ -158,6 +216,8 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
                 with open(path, "rb") as source:
                     add(arcname, source.read(), os.stat(path).st_mode & 0o777)
             add(dist_info + "/METADATA", _metadata(version).encode())
+            add(dist_info + "/sbom.cdx.json",
+                (json.dumps(_sbom(build, version), indent=2) + "\n").encode())
             add(dist_info + "/WHEEL", ("Wheel-Version: 1.0\nGenerator: ascend-setup project_build\n"
                                        "Root-Is-Purelib: false\nTag: %s\n" % tag).encode())
             record = "\n".join(records + [dist_info + "/RECORD,,"]) + "\n"

@@ -41,9 +41,18 @@
 # libzstd, libxml2 and nettle (several have no static archive in Debian) and
 # arc4random_buf, new in GLIBC_2.36.
 #
+# PREFIX/versions.json records what a build links, for the binaries'
+# --host-version and the wheel's SBOM (cmake/Dependencies.cmake reads it):
+# each library built here with its upstream version (its header's macro) and
+# the Debian source version built, and each Debian static archive linked
+# with its package's installed version; "newer_debian_version" names the
+# newest version Debian lists when it is newer than that (a security update
+# the mirror lists but cannot serve, or an archive apt would upgrade).
+#
 # Idempotent: once PREFIX holds a finished build of the same recipe (the stamp
-# file, written last), a run does nothing. An interrupted run leaves no stamp
-# and the next run starts over. The machine's apt configuration is never
+# file, written last, after versions.json), a run does nothing but bring
+# versions.json up to date (the installed archives' versions). An interrupted
+# run leaves no stamp and the next run starts over. The machine's apt configuration is never
 # changed: the deb-src lists live in PREFIX/.work with private apt options.
 #
 # Environment (all optional):
@@ -108,7 +117,7 @@ fi
 # The recipe. Everything that decides what the libraries contain is here and
 # is written into the stamp; a change of any of it rebuilds. Bump
 # recipe_version when the steps change in a way these lines do not show.
-recipe_version=2
+recipe_version=3
 
 # All the libraries go into a shared object: -fPIC. Debian's hardening flags
 # keep parity with Debian's own builds; the sections let a --gc-sections link
@@ -258,6 +267,141 @@ recipe() {
 }
 
 # ---------------------------------------------------------------------------
+# PREFIX/versions.json (see the top), written before the stamp and brought up
+# to date by a run that finds the build done. The libraries built here: their
+# Debian versions from the stamp's -source and -newest lines, their upstream
+# versions from their installed headers. Debian's static archives the
+# consumer links: the installed package's version (dpkg), and on a build for
+# this machine the newer version apt would install (its candidate).
+versions="$prefix/versions.json"
+built_libraries=( # name, Debian source package, header, version macro
+  "libgit2 libgit2 git2/version.h LIBGIT2_VERSION"
+  "libcurl curl curl/curlver.h LIBCURL_VERSION"
+  "libarchive libarchive archive.h ARCHIVE_VERSION_ONLY_STRING"
+  "zlib zlib zlib.h ZLIB_VERSION"
+)
+static_archives=( # name, -dev package, header, version macros (joined by dots)
+  "openssl libssl-dev openssl/opensslv.h OPENSSL_VERSION_STR"
+  "libssh2 libssh2-1-dev libssh2.h LIBSSH2_VERSION"
+  "http-parser libhttp-parser-dev http_parser.h HTTP_PARSER_VERSION_MAJOR HTTP_PARSER_VERSION_MINOR HTTP_PARSER_VERSION_PATCH"
+  "pcre2 libpcre2-dev pcre2.h PCRE2_MAJOR PCRE2_MINOR"
+  "liblzma liblzma-dev lzma/version.h LZMA_VERSION_MAJOR LZMA_VERSION_MINOR LZMA_VERSION_PATCH"
+  "libdeflate libdeflate-dev libdeflate.h LIBDEFLATE_VERSION_STRING"
+)
+
+# The values of a header's #define MACRO lines, joined by dots; "unknown"
+# when the header or a macro is missing.
+header_version() {
+  local file=$1 macro value parts=()
+  shift
+  for macro in "$@"; do
+    value=$(sed -n "s/^#[[:space:]]*define[[:space:]]\{1,\}${macro}[[:space:]]\{1,\}\"\{0,1\}\([^\"[:space:]]*\).*/\1/p" \
+      "$file" 2>/dev/null | sed -n 1p)
+    if [ -z "$value" ]; then
+      echo unknown
+      return
+    fi
+    parts+=("$value")
+  done
+  (
+    IFS=.
+    printf '%s\n' "${parts[*]}"
+  )
+}
+
+json_string() { printf '"%s"' "$(printf '%s' "$1" | sed 's/[\\"]/\\&/g')"; }
+
+# One library's JSON object from "field value" pairs.
+json_object() {
+  local out="{" sep=""
+  while [ $# -ge 2 ]; do
+    out+="$sep$(json_string "$1"): $(json_string "$2")"
+    sep=", "
+    shift 2
+  done
+  printf '%s}' "$out"
+}
+
+# One line per library built from an older Debian version than the newest
+# listed, as the stamp $1 says: "name built newest".
+older_built_libraries() {
+  local name src header macro built newest
+  for entry in "${built_libraries[@]}"; do
+    read -r name src header macro <<<"$entry"
+    built=$(sed -n "s/^$src-source: $src //p" "$1")
+    newest=$(sed -n "s/^$src-newest: $src //p" "$1")
+    if [ -n "$newest" ] && [ "$newest" != "$built" ]; then printf '%s %s %s\n' "$src" "$built" "$newest"; fi
+  done
+}
+
+# Writes versions.json from the stamp $1 (the finished build's) and the
+# machine's packages; a file of the same content is left untouched.
+write_versions() {
+  local stamp_file=$1 include="$sysroot/usr/include" os_release="$sysroot/etc/os-release" objects=()
+  local name src dev header built newest installed source_name source_version candidate
+  [ -f "$os_release" ] || os_release="$sysroot/usr/lib/os-release"
+  local distro_id distro_version
+  distro_id=$(sed -n 's/^ID="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$os_release" 2>/dev/null)
+  distro_version=$(sed -n 's/^VERSION_ID="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$os_release" 2>/dev/null)
+  for entry in "${built_libraries[@]}"; do
+    read -r name src header macro <<<"$entry"
+    built=$(sed -n "s/^$src-source: $src //p" "$stamp_file")
+    newest=$(sed -n "s/^$src-newest: $src //p" "$stamp_file")
+    [ "$newest" != "$built" ] || newest=
+    objects+=("$(json_object name "$name" version "$(header_version "$prefix/include/$header" "$macro")" \
+      origin source debian_source "$src" debian_version "$built" newer_debian_version "$newest")")
+  done
+  # apt's candidates, one call for all (a cross build's root has no apt state).
+  local -A apt_candidates=()
+  if [ -z "$sysroot" ] && command -v apt-cache >/dev/null; then
+    local -a devs=()
+    for entry in "${static_archives[@]}"; do
+      read -r name dev _ <<<"$entry"
+      devs+=("$dev")
+    done
+    while read -r dev candidate; do
+      apt_candidates[$dev]=$candidate
+    done < <(apt-cache policy "${devs[@]}" 2>/dev/null |
+      awk '/^[^ \t].*:$/ { p = substr($0, 1, length($0) - 1); sub(/:.*/, "", p) }
+           /^  Candidate:/ { print p, $2 }')
+  fi
+  for entry in "${static_archives[@]}"; do
+    read -r name dev header _ <<<"$entry"
+    # shellcheck disable=SC2086 # the macros after the header
+    set -- $entry
+    shift 3
+    read -r installed source_name source_version < <(dpkg-query "${dpkg_admin[@]}" -W \
+      -f='${Version} ${source:Package} ${source:Version}\n' "$dev" 2>/dev/null || true)
+    if [ -z "$installed" ] || [ -z "$source_version" ]; then
+      installed=unknown source_name=unknown source_version="not installed"
+    fi
+    newest=
+    candidate=${apt_candidates[$dev]:-}
+    if [ -n "$candidate" ] && [ "$candidate" != "(none)" ] && [ "$installed" != unknown ] &&
+      dpkg --compare-versions "$candidate" gt "$installed"; then
+      newest=$candidate
+    fi
+    objects+=("$(json_object name "$name" version "$(header_version "$include/$header" "$@")" \
+      origin archive debian_package "$dev" debian_source "$source_name" debian_version "$source_version" \
+      newer_debian_version "$newest")")
+  done
+  {
+    printf '{\n  "format": 1,\n  "distro": %s,\n  "libraries": [\n' \
+      "$(json_object id "${distro_id:-unknown}" version "${distro_version:-unknown}")"
+    local i
+    for ((i = 0; i < ${#objects[@]}; i++)); do
+      printf '    %s%s\n' "${objects[i]}" "$([ $((i + 1)) -lt ${#objects[@]} ] && echo ,)"
+    done
+    printf '  ]\n}\n'
+  } >"$versions.tmp"
+  if cmp -s "$versions.tmp" "$versions"; then
+    rm -f "$versions.tmp"
+  else
+    mv -f "$versions.tmp" "$versions"
+  fi
+}
+
+# ---------------------------------------------------------------------------
 # Already done? Checked before anything touches the network or the machine.
 already_built() {
   [ -f "$stamp" ] && [ -f "$prefix/lib/libcurl.a" ] && [ -f "$prefix/lib/libz.a" ] &&
@@ -278,6 +422,10 @@ already_built() {
   fi
 }
 if already_built; then
+  write_versions "$stamp"
+  while read -r src built newest; do
+    log "the portable build ships $src $built, OLDER than Debian's security version $newest (recorded in $versions)"
+  done < <(older_built_libraries "$stamp")
   log "$prefix already holds $(sed -n 's/^libgit2-source: //p' "$stamp"), $(sed -n 's/^curl-source: //p' "$stamp"), $(sed -n 's/^libarchive-source: //p' "$stamp") and $(sed -n 's/^zlib-source: //p' "$stamp") built with this recipe ($stamp): nothing to do"
   exit 0
 fi
@@ -289,6 +437,7 @@ if ! flock -n 9; then
   log "another build into $prefix is running; waiting for it (at most 30 min)"
   flock -w 1800 9 || die "$prefix stayed locked for 30 min by another build"
   if already_built; then
+    write_versions "$stamp"
     log "the other build finished $prefix: nothing to do"
     exit 0
   fi
@@ -298,7 +447,7 @@ start=$(date +%s)
 log "building static PIC libgit2, curl, libarchive and zlib into $prefix"
 # From here PREFIX is being rewritten: a stamp of an earlier build must not
 # outlive an interruption of this one.
-rm -f "$stamp"
+rm -f "$stamp" "$versions"
 
 # A fresh work tree: whatever an interrupted run left is not trusted.
 rm -rf "$work"
@@ -464,6 +613,27 @@ zlib_src=$(find "$work/src-zlib" -mindepth 1 -maxdepth 1 -type d -name 'zlib-*' 
 [ -f "$curl_src/CMakeLists.txt" ] || die "no unpacked curl source in $work/src-curl"
 [ -f "$zlib_src/configure" ] || die "no unpacked zlib source in $work/src-zlib"
 log "libgit2 $libgit2_version, curl $curl_version, libarchive $libarchive_version, zlib $zlib_version unpacked"
+
+# The newest version each source package lists is what a build wants: one it
+# could not fetch (a security update the mirror lists but does not serve) or
+# a pin to an older one means shipping an older library, said plainly here
+# and recorded (the stamp's -newest lines, versions.json).
+newest_listed() { versions_newest_first "$1" | sed -n 1p; }
+libgit2_newest=$(newest_listed libgit2)
+libarchive_newest=$(newest_listed libarchive)
+curl_newest=$(newest_listed curl)
+zlib_newest=$(newest_listed zlib)
+for fetched in "libgit2 $libgit2_version ${libgit2_newest:-$libgit2_version} LIBGIT2_DEB_VERSION" \
+  "libarchive $libarchive_version ${libarchive_newest:-$libarchive_version} LIBARCHIVE_DEB_VERSION" \
+  "curl $curl_version ${curl_newest:-$curl_version} CURL_DEB_VERSION" \
+  "zlib $zlib_version ${zlib_newest:-$zlib_version} ZLIB_DEB_VERSION"; do
+  read -r src got newest pin <<<"$fetched"
+  if [ "$got" != "$newest" ]; then
+    why="the archive lists it but did not serve it"
+    if [ -n "${!pin:-}" ]; then why="$pin pins $got"; fi
+    log "the portable build ships $src $got, OLDER than Debian's security version $newest ($why)"
+  fi
+done
 
 # Debian's series ends with 90_gnutls.patch and 99_nss.patch, which rename the
 # library for the GnuTLS and NSS flavours (automake files and the symbol
@@ -828,6 +998,10 @@ log "self-check: $(cat "$logs/selfcheck-run.log")"
   printf 'curl-reverted-patches: %s\n' "${reverted[*]:-(none)}"
   printf 'libarchive-source: libarchive %s\n' "$libarchive_version"
   printf 'zlib-source: zlib %s\n' "$zlib_version"
+  printf 'libgit2-newest: libgit2 %s\n' "${libgit2_newest:-$libgit2_version}"
+  printf 'curl-newest: curl %s\n' "${curl_newest:-$curl_version}"
+  printf 'libarchive-newest: libarchive %s\n' "${libarchive_newest:-$libarchive_version}"
+  printf 'zlib-newest: zlib %s\n' "${zlib_newest:-$zlib_version}"
   for dev in libssl-dev libssh2-1-dev libhttp-parser-dev libpcre2-dev liblzma-dev; do
     printf 'system-archives: %s\n' "$(dpkg-query "${dpkg_admin[@]}" -W -f='${Package} ${Version}' "$dev" 2>/dev/null || echo "$dev unknown")"
   done
@@ -837,6 +1011,9 @@ log "self-check: $(cat "$logs/selfcheck-run.log")"
   printf 'link-libarchive: %s\n' "$libarchive_link"
   recipe
 } >"$stamp.tmp"
+# versions.json from the stamp's lines; the stamp, the mark of a finished
+# build, goes in place last.
+write_versions "$stamp.tmp"
 mv -f "$stamp.tmp" "$stamp"
 if [ "${STATIC_DEPS_KEEP_WORK:-0}" != 1 ]; then
   rm -rf "$work"

@@ -19,6 +19,14 @@ with libpython is forbidden"); version needs of a name the policy lists
 other names (OPENSSL_3.0.0) are left to the whitelist check; symbols the
 policy blacklists for a needed library must not be imported.
 
+The wheel's SBOM too, when it has one (`*.dist-info/sbom.cdx.json`,
+CycloneDX, as ascend-setup's own wheel carries): a library it says is older
+than Debian's newer version of it (the property
+ascend-setup:newer-debian-version: a security update the build did not
+get) is a problem, one line each, unless the environment has
+ASCEND_SETUP_ALLOW_OLDER_STATIC=1, which turns them into one line saying
+which libraries are older and that the variable allowed them.
+
 What it does not do: follow the wheel's libraries into the system (auditwheel
 grafts those), or stand up to hostile files (a damaged ELF member is reported,
 but some damage makes pyelftools 0.29 loop for minutes).
@@ -26,6 +34,7 @@ but some damage makes pyelftools 0.29 loop for minutes).
 import argparse
 import io
 import json
+import os
 import posixpath
 import re
 import sys
@@ -186,8 +195,32 @@ def check_elf(member, data, names, policy, arch, problem):
                 f"is not a readable ELF file ({type(error).__name__}: {error})")
 
 
+NEWER_DEBIAN_VERSION = "ascend-setup:newer-debian-version"
+ALLOW_OLDER = "ASCEND_SETUP_ALLOW_OLDER_STATIC"
+
+
+def older_libraries(zf, problem):
+    """(SBOM member, [line per library older than Debian's newer version])."""
+    sboms = [m for m in zf.namelist() if re.fullmatch(r"[^/]+\.dist-info/sbom\.cdx\.json", m)]
+    if not sboms:
+        return None, []
+    older = []
+    try:
+        bom = json.loads(zf.read(sboms[0]))
+        for component in bom.get("components", []):
+            properties = {p["name"]: p["value"] for p in component.get("properties", [])}
+            if NEWER_DEBIAN_VERSION in properties:
+                linked = properties.get("ascend-setup:debian-version", component.get("version"))
+                older.append(f"{component['name']} {component.get('version')} (Debian {linked}) is "
+                             f"older than Debian's newer version {properties[NEWER_DEBIAN_VERSION]}")
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        problem(sboms[0], "sbom", f"is not a readable CycloneDX SBOM ({type(error).__name__}: {error})")
+    return sboms[0], older
+
+
 def check_wheel(wheel_path, policy_name):
-    """Returns (target tag, number of ELF members, problems)."""
+    """Returns (target tag, number of ELF members, problems, the lines of the
+    libraries older than Debian's that ASCEND_SETUP_ALLOW_OLDER_STATIC=1 allowed)."""
     if policy_name not in POLICIES:
         raise BadInput(f"unknown policy {policy_name} (known: {', '.join(POLICIES)})")
     policy = dict(POLICIES[policy_name], name=policy_name)
@@ -229,7 +262,14 @@ def check_wheel(wheel_path, policy_name):
         if elf_count == 0:
             problem(posixpath.basename(wheel_path), "no-elf",
                     f"holds no ELF file, so it should not carry a {policy_name} tag")
-    return target, elf_count, problems
+        sbom, older = older_libraries(zf, problem)
+        allowed = []
+        if older and os.environ.get(ALLOW_OLDER) == "1":
+            allowed = older
+        else:
+            for line in older:
+                problem(sbom, "older", line)
+    return target, elf_count, problems, allowed
 
 
 def main():
@@ -239,15 +279,20 @@ def main():
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     args = parser.parse_args()
     try:
-        target, elf_count, problems = check_wheel(args.wheel, args.policy)
+        target, elf_count, problems, allowed = check_wheel(args.wheel, args.policy)
     except BadInput as error:
         print(f"check-wheel-policy: {error}", file=sys.stderr)
         return 2
+    if allowed:
+        names = ", ".join(line.split(" ", 1)[0] for line in allowed)
+        print(f"check-wheel-policy: {names} older than Debian's newer versions, "
+              f"allowed by {ALLOW_OLDER}=1", file=sys.stderr)
     for p in problems:
         print(f"{p['member']}: {p['detail']}", file=sys.stderr)
     if args.json:
         json.dump({"wheel": args.wheel, "target": target, "elf_files": elf_count,
-                   "ok": not problems, "problems": problems}, sys.stdout, indent=2)
+                   "ok": not problems, "problems": problems, "allowed_older": allowed},
+                  sys.stdout, indent=2)
         print()
     else:
         verdict = "ok" if not problems else f"{len(problems)} problem(s)"

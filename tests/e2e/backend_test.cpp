@@ -7,6 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <sstream>
+
 using namespace test_support;
 
 namespace {
@@ -14,6 +17,50 @@ namespace {
 const char* opt_in =
     "[build-system]\nrequires = [\"setuptools>=40.8.0\", \"wheel\"]\n"
     "build-backend = \"ascend_setup.build_meta\"\n";
+
+// The text of a wheel's member whose name ends with `suffix`, when RECORD
+// lists it with its digest; else "".
+std::string wheel_member(const fs::path& wheel, const std::string& suffix) {
+  return must_run({SYSTEM_PYTHON, "-c",
+                   "import sys, zipfile\n"
+                   "wheel = zipfile.ZipFile(sys.argv[1])\n"
+                   "names = [n for n in wheel.namelist() if n.endswith(sys.argv[2])]\n"
+                   "record = [n for n in wheel.namelist() if n.endswith('.dist-info/RECORD')]\n"
+                   "listed = wheel.read(record[0]).decode().splitlines() if record else []\n"
+                   "if names and any(l.startswith(names[0] + ',sha256=') for l in listed):\n"
+                   "    sys.stdout.write(wheel.read(names[0]).decode())\n",
+                   wheel.string(), suffix},
+                  wheel.parent_path());
+}
+
+// A copy of `wheel` at `copy` whose member ending with `suffix` holds `text`.
+void replace_wheel_member(const fs::path& wheel, const fs::path& copy, const std::string& suffix,
+                          const std::string& text) {
+  must_run({SYSTEM_PYTHON, "-c",
+            "import sys, zipfile\n"
+            "with zipfile.ZipFile(sys.argv[1]) as old, zipfile.ZipFile(sys.argv[2], 'w') as new:\n"
+            "    for info in old.infolist():\n"
+            "        data = old.read(info)\n"
+            "        if info.filename.endswith(sys.argv[3]):\n"
+            "            data = sys.argv[4].encode()\n"
+            "        new.writestr(info, data)\n",
+            wheel.string(), copy.string(), suffix, text},
+           wheel.parent_path());
+}
+
+// "library: NAME VERSION (...)" lines of --host-version: NAME -> VERSION.
+std::map<std::string, std::string> host_version_libraries(const std::string& out) {
+  std::map<std::string, std::string> libraries;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string tag, name, version;
+    if (words >> tag >> name >> version && tag == "library:") {
+      libraries[name] = version;
+    }
+  }
+  return libraries;
+}
 
 class Backend : public ::testing::Test {
  protected:
@@ -163,6 +210,73 @@ TEST_F(Backend,
     EXPECT_TRUE(contains(name, "-py3-none-linux_")) << name;
     EXPECT_EQ(check.exit_code, 1) << check.out << check.err;
     EXPECT_TRUE(contains(check.err, "libgit2.so")) << check.err;
+  }
+  // Its SBOM (in RECORD): the libraries linked, at the versions --host-version
+  // prints; the portable build's named by their Debian source packages.
+  const std::string sbom_text = wheel_member(own[0], ".dist-info/sbom.cdx.json");
+  ASSERT_FALSE(sbom_text.empty()) << "no sbom.cdx.json listed in RECORD";
+  auto sbom = parse_json(sbom_text);
+  EXPECT_EQ(sbom["bomFormat"], "CycloneDX");
+  EXPECT_EQ(sbom["specVersion"], "1.5");
+  EXPECT_EQ(sbom["metadata"]["component"]["name"], "ascend-setup");
+  const auto host_version = run_host({"--host-version"}, dir.path(), env);
+  ASSERT_EQ(host_version.exit_code, 0) << host_version.err;
+  const auto printed = host_version_libraries(host_version.out);
+  for (const char* library : {"libgit2", "libcurl", "libarchive", "zlib"}) {
+    SCOPED_TRACE(library);
+    ASSERT_TRUE(printed.count(library)) << host_version.out;
+    bool listed = false;
+    for (const auto& component : sbom["components"]) {
+      if (component["name"] != library) {
+        continue;
+      }
+      listed = true;
+      EXPECT_EQ(component["type"], "library");
+      EXPECT_EQ(component["version"], printed.at(library)) << host_version.out;
+      if (PORTABLE_BUILD) {
+        EXPECT_EQ(component.value("purl", "").rfind("pkg:deb/debian/", 0), 0u) << component;
+        EXPECT_TRUE(contains(component.value("purl", ""), "?distro=debian-12")) << component;
+      }
+    }
+    EXPECT_TRUE(listed) << sbom_text;
+  }
+  // A release refuses a library older than Debian's newer version, unless
+  // ASCEND_SETUP_ALLOW_OLDER_STATIC=1 allows it: a doctored SBOM whose
+  // libgit2 alone is older.
+  const std::string newer = "ascend-setup:newer-debian-version";
+  for (auto& component : sbom["components"]) {
+    auto& properties = component["properties"];
+    for (auto it = properties.begin(); it != properties.end();) {
+      it = (*it)["name"] == newer ? properties.erase(it) : it + 1;
+    }
+    if (component["name"] == "libgit2") {
+      properties.push_back({{"name", newer}, {"value", "99:1.0-1"}});
+    }
+  }
+  const fs::path doctored = dir.path() / "doctored" / name;
+  fs::create_directories(doctored.parent_path());
+  replace_wheel_member(own[0], doctored, ".dist-info/sbom.cdx.json", sbom.dump(2));
+  const std::string policy = std::string(SOURCE_DIR) + "/scripts/check-wheel-policy.py";
+  const auto refused =
+      ascend_setup::run_process({{SYSTEM_PYTHON, policy, doctored.string()},
+                                 dir.path(),
+                                 {{"ASCEND_SETUP_ALLOW_OLDER_STATIC", std::nullopt}},
+                                 {}});
+  EXPECT_EQ(refused.exit_code, 1) << refused.out << refused.err;
+  EXPECT_TRUE(contains(refused.err, "sbom.cdx.json: libgit2 " + printed.at("libgit2")))
+      << refused.err;
+  EXPECT_TRUE(contains(refused.err, "older than Debian's newer version 99:1.0-1")) << refused.err;
+  const auto allowed = ascend_setup::run_process({{SYSTEM_PYTHON, policy, doctored.string()},
+                                                  dir.path(),
+                                                  {{"ASCEND_SETUP_ALLOW_OLDER_STATIC", "1"}},
+                                                  {}});
+  EXPECT_FALSE(contains(allowed.err, "older than Debian's newer version ")) << allowed.err;
+  EXPECT_TRUE(contains(allowed.err,
+                       "check-wheel-policy: libgit2 older than Debian's newer "
+                       "versions, allowed by ASCEND_SETUP_ALLOW_OLDER_STATIC=1\n"))
+      << allowed.err;
+  if (PORTABLE_BUILD) {
+    EXPECT_EQ(allowed.exit_code, 0) << allowed.out << allowed.err;
   }
   for (const auto& debian : files_in("/usr/share/python-wheels", ".whl")) {
     const std::string name = debian.filename().string();

@@ -141,8 +141,9 @@ HostOptions parse_command_line(const std::vector<std::string>& argv) {
   dev_flag->excludes(release_flag);
   app.add_flag("--trust-source-dir", options.trust_source_dir,
                "Read a git checkout owned by another user (this process only)");
-  app.add_flag("--host-version", options.host_version,
-               "Print ascend-setup's version and the CPython minors it serves");
+  app.add_flag(
+      "--host-version", options.host_version,
+      "Print ascend-setup's version, the CPython minors it serves and the libraries it links");
 
   std::vector<std::string> reversed(argv.rbegin(), argv.rend() - (argv.empty() ? 0 : 1));
   try {

@@ -1,5 +1,6 @@
 #include "base/launch/launcher.hpp"
 
+#include "base/launch/linked_libraries.hpp"
 #include "base/util/elf_file.hpp"
 #include "base/util/error.hpp"
 #include "base/util/strings.hpp"
@@ -241,6 +242,9 @@ int launch(const HostOptions& options, const std::vector<std::string>& argv) {
                 << describe_start(choose_host(hosts, directory, interpreter)) << "\n";
     } catch (const Error& error) {
       std::cout << "not served: " << error.what() << "\n";
+    }
+    for (const LinkedLibrary& library : linked_libraries()) {
+      std::cout << describe_linked_library(library) << "\n";
     }
     return exit_code::ok;
   }
