@@ -119,7 +119,10 @@ bool object_built(const fs::path& tree, const std::string& source) {
 
 // `run` (a build) in the background; `daemon` is killed as soon as its log shows
 // a compile in flight. Returns the build's result and the sources the daemon
-// had in flight when it died (empty: it never compiled, not killed).
+// had in flight when it died (empty: it never compiled, not killed). The
+// daemon is frozen (SIGSTOP) before its log is read again and it is killed,
+// so a job cannot complete in between, however fast the machine; a job that
+// completed before the freeze only means another look.
 std::pair<ascend_setup::ProcessResult, std::vector<std::string>> build_killing(
     DistccDaemon& daemon, const std::function<ascend_setup::ProcessResult()>& run) {
   auto build = std::async(std::launch::async, run);
@@ -127,11 +130,16 @@ std::pair<ascend_setup::ProcessResult, std::vector<std::string>> build_killing(
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(10);
   while (build.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready &&
          std::chrono::steady_clock::now() < deadline) {
-    if (!daemon.in_flight().empty()) {
+    if (daemon.in_flight().empty()) {
+      continue;
+    }
+    daemon.freeze();
+    lost = daemon.in_flight();  // what it has as it dies
+    if (!lost.empty()) {
       daemon.kill();
-      lost = daemon.in_flight();  // what it had when it died
       break;
     }
+    daemon.thaw();
   }
   return {build.get(), lost};
 }

@@ -491,9 +491,8 @@ TEST_F(InterruptionTest, StopWhileWaitingForTheLockWritesNothing) {
   ASSERT_GE(fd, 0);
   ASSERT_EQ(::flock(fd, LOCK_EX), 0);
   BackgroundRun waiting({"--apply-patches"}, tree, env, dir.path() / "waiting");
-  for (int i = 0; i < 600 && waiting.err().find("waiting for the lock") == std::string::npos; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  ASSERT_TRUE(wait_until(waiting, [&] { return contains(waiting.err(), "waiting for the lock"); }))
+      << "the run did not wait for the lock: " << waiting.err();
   waiting.signal(SIGTERM);
   EXPECT_EQ(waiting.wait(), 128 + SIGTERM) << waiting.err();
   EXPECT_FALSE(waiting.died_of_signal());

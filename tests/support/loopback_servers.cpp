@@ -263,13 +263,11 @@ std::vector<std::string> DistccDaemon::in_flight() const {
   return sources;
 }
 
-void DistccDaemon::kill() {
-  if (pid_ < 0) {
-    return;
-  }
-  // Stopped first, so that no worker starts a compiler while its
-  // descendants are listed; then every descendant's group and the daemon's.
-  ::kill(-pid_, SIGSTOP);
+void DistccDaemon::signal_all(int number) const {
+  // The daemon's group first, so that no worker starts a compiler while its
+  // descendants are listed (when `number` stops them); then every
+  // descendant's group.
+  ::kill(-pid_, number);
   std::map<pid_t, pid_t> parents;
   for (const auto& entry : fs::directory_iterator("/proc")) {
     const std::string name = entry.path().filename().string();
@@ -289,22 +287,38 @@ void DistccDaemon::kill() {
     rest >> state >> parent;
     parents[std::stoi(name)] = parent;
   }
-  std::vector<pid_t> descendants;
   for (const auto& [pid, parent] : parents) {
     for (pid_t at = parent, hops = 0; at > 1 && hops < 64; at = parents[at], ++hops) {
       if (at == pid_) {
-        descendants.push_back(pid);
+        const pid_t group = ::getpgid(pid);
+        if (group > 1 && group != ::getpgrp()) {
+          ::kill(-group, number);
+        }
+        ::kill(pid, number);
         break;
       }
     }
   }
-  for (pid_t pid : descendants) {
-    const pid_t group = ::getpgid(pid);
-    if (group > 1 && group != ::getpgrp()) {
-      ::kill(-group, SIGKILL);
-    }
-    ::kill(pid, SIGKILL);
+}
+
+void DistccDaemon::freeze() {
+  if (pid_ > 0) {
+    signal_all(SIGSTOP);
   }
+}
+
+void DistccDaemon::thaw() {
+  if (pid_ > 0) {
+    signal_all(SIGCONT);
+  }
+}
+
+void DistccDaemon::kill() {
+  if (pid_ < 0) {
+    return;
+  }
+  ::kill(-pid_, SIGSTOP);
+  signal_all(SIGKILL);
   ::kill(-pid_, SIGKILL);
   int status = 0;
   ::waitpid(pid_, &status, 0);

@@ -186,10 +186,16 @@ class DistccDaemon {
   // The sources of the jobs the log shows started ("compile from") and not
   // complete ("job complete" from the same worker).
   std::vector<std::string> in_flight() const;
+  // SIGSTOP, then SIGCONT, to the daemon, its workers and their compilers:
+  // while frozen, no job starts or completes, so in_flight() holds still.
+  void freeze();
+  void thaw();
   // SIGKILL to the daemon, its workers and their compilers; waited for.
   void kill();
 
  private:
+  void signal_all(int number) const;
+
   fs::path dir_;
   std::string address_;
   int port_ = 0;
