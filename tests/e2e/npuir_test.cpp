@@ -258,7 +258,8 @@ TEST_F(NpuirTest, NestedRemoteAppearingBeforeTheSecondAttemptIsFetched_StandInNp
   fs::rename(remotes / "torch-mlir", dir.path() / "gone");
   env["NPUIR_STAND_IN_EXIT"] = "7";  // stop at build.sh: the fetches are what is tested
   const fs::path log = dir.path() / "run.log";
-  BackgroundProcess run(host_command(tree, env, {"bdist_wheel"}), log);
+  BackgroundProcess run(host_command(tree, env, {"--profile", profile.string(), "bdist_wheel"}),
+                        log);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(300);
   while (run.running() && std::chrono::steady_clock::now() < deadline &&
          !contains(read_file(log), "fetching third-party/torch-mlir failed (attempt 1 of 3)")) {
