@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Builds every fuzz target (tests/fuzz/, clang's libFuzzer with ASan and
-# UBSan) and runs each for SECONDS (default 60), as many at once as there are
-# CPUs. One line per target: its name, the executions, the result. Exits 1 on
-# any crash, leak, timeout, out-of-memory or sanitizer report; the input that
-# caused it is saved under tests/fuzz/<target>/crashes/ (a regression case of
-# the normal suite once fixed: FuzzReplay.<target> runs every file there).
+# UBSan) and runs each on its seed corpus and the inputs of its past findings,
+# then fuzzes it for SECONDS (default 60), as many at once as there are CPUs.
+# One line per target: its name, the executions, the result. Exits 1 on any
+# crash, leak, timeout, out-of-memory or sanitizer report; the input that
+# caused it is saved under tests/fuzz/<target>/crashes/ (a regression case
+# once fixed: FuzzReplay.<target> runs every file there).
 #
-#   bash scripts/fuzz.sh [SECONDS]
+#   bash scripts/fuzz.sh [SECONDS]      open-ended: what it finds depends on the run
+#   bash scripts/fuzz.sh --runs N       deterministic: N inputs after the corpus,
+#                                       seed 1 (CI's step: the same result on
+#                                       every run of the same code)
 #
 # ASCEND_SETUP_FUZZ_BUILD_DIR: the build directory (default build-fuzz/). One
 # already configured with ASCEND_SETUP_FUZZ=ON (the sanitized suite's, in
@@ -17,10 +21,21 @@
 # never into the seed corpora under tests/fuzz/ (make_seeds.py writes those).
 set -euo pipefail
 
-seconds=${1:-60}
-case "$seconds" in
-  '' | *[!0-9]*) echo "usage: scripts/fuzz.sh [SECONDS]" >&2; exit 2 ;;
-esac
+runs=""
+if [ "${1:-}" = --runs ]; then
+  runs=${2:-}
+  case "$runs" in
+    '' | *[!0-9]*) echo "usage: scripts/fuzz.sh [SECONDS | --runs N]" >&2; exit 2 ;;
+  esac
+  seconds=600 # a bound, not the plan
+  budget=(-runs="$runs" -seed=1)
+else
+  seconds=${1:-60}
+  case "$seconds" in
+    '' | *[!0-9]*) echo "usage: scripts/fuzz.sh [SECONDS | --runs N]" >&2; exit 2 ;;
+  esac
+  budget=(-max_total_time="$seconds")
+fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${ASCEND_SETUP_FUZZ_BUILD_DIR:-$root/build-fuzz}
 jobs=${ASCEND_SETUP_FUZZ_JOBS:-$(nproc)}
@@ -49,13 +64,14 @@ run_target() {
   local dict=()
   [ -f "$dir/$name.dict" ] && dict=("-dict=$dir/$name.dict")
   local status=0
-  # The first corpus directory takes the new inputs; the seeds are read only.
+  # The first corpus directory takes the new inputs; the seeds and the past
+  # findings are read only (and run first).
   ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1:symbolize=1" \
     UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
     ASAN_SYMBOLIZER_PATH=/usr/lib/llvm-14/bin/llvm-symbolizer \
     timeout --kill-after=30 $((seconds + 120)) \
-    "$build/tests/fuzz/fuzz_$name" "$work" "$dir/corpus" "${dict[@]}" \
-    -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -malloc_limit_mb=512 -max_len=65536 \
+    "$build/tests/fuzz/fuzz_$name" "$work" "$dir/corpus" "$dir/crashes" "${dict[@]}" \
+    "${budget[@]}" -timeout=20 -rss_limit_mb=2048 -malloc_limit_mb=512 -max_len=65536 \
     -print_final_stats=1 -artifact_prefix="$dir/crashes/" > "$log" 2>&1 || status=$?
   local runs result
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
@@ -83,7 +99,12 @@ run_target() {
   [ "$result" = ok ]
 }
 
-echo "fuzz: ${#targets[@]} targets, ${seconds} s each, $jobs at once ($build)" >&2
+if [ -n "$runs" ]; then
+  rm -rf "$build/corpus" # the same start on every run
+  echo "fuzz: ${#targets[@]} targets, their corpus and findings then $runs inputs each (seed 1), $jobs at once ($build)" >&2
+else
+  echo "fuzz: ${#targets[@]} targets, ${seconds} s each, $jobs at once ($build)" >&2
+fi
 failed=0
 names=()
 for name in "${targets[@]}"; do

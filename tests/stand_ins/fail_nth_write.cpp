@@ -4,14 +4,17 @@
 // $FAIL_WRITE_MATCH fails with EIO, or, when $FAIL_WRITE_KILL is set, the
 // process dies of SIGKILL right there (a power loss), or, when
 // $FAIL_WRITE_HOLD names a directory, the write waits at a gate there: the
-// stand-in writes DIR/holding (the pid, whole), then waits until the test
-// creates DIR/open or a signal handler has run in this thread (its sleep
-// ends with EINTR: the process's stop handlers are installed without
-// SA_RESTART, and the kernel gives a process-directed signal to the main
-// thread, which does the writes, when it does not block it), and then writes.
-// So a test's stop meets the work in the middle, however fast the machine.
+// stand-in starts a sentinel child process, writes DIR/holding (the pid,
+// whole), then waits until the test creates DIR/open, or the sentinel has
+// ended, or a signal handler has run in this thread (its sleep ends with
+// EINTR), and then writes. A stop of ascend-setup ends every descendant of
+// the run once its handler has run (the stopper thread), the sentinel among
+// them: so the held write goes on only after the stop was noted, and the
+// test's stop meets the work in the middle, however fast the machine. The
+// sentinel ends by itself once its parent is gone.
 // Each process counts its own writes; other writes pass through untouched.
 #include <dlfcn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -40,6 +43,15 @@ bool matches(int fd, const char* match) {
 
 // Waits at the gate in `dir` (see the top), at most 600 s.
 void hold(const std::string& dir) {
+  const pid_t parent = ::getpid();
+  const pid_t sentinel = ::fork();
+  if (sentinel == 0) {
+    for (int i = 0; i < 60000 && ::getppid() == parent; ++i) {
+      const timespec pause{0, 10 * 1000 * 1000};
+      ::nanosleep(&pause, nullptr);
+    }
+    ::_exit(0);
+  }
   const std::string holding = dir + "/holding";
   if (FILE* out = std::fopen((holding + ".tmp").c_str(), "w")) {
     std::fprintf(out, "%d\n", static_cast<int>(::getpid()));
@@ -48,10 +60,17 @@ void hold(const std::string& dir) {
   }
   const std::string open = dir + "/open";
   for (int i = 0; i < 60000 && ::access(open.c_str(), F_OK) != 0; ++i) {
+    if (sentinel > 0 && ::waitpid(sentinel, nullptr, WNOHANG) != 0) {
+      return;  // ended by the stop (or reaped by someone else: gone either way)
+    }
     const timespec pause{0, 10 * 1000 * 1000};
     if (::nanosleep(&pause, nullptr) != 0 && errno == EINTR) {
-      return;
+      break;
     }
+  }
+  if (sentinel > 0) {
+    ::kill(sentinel, SIGKILL);
+    ::waitpid(sentinel, nullptr, 0);
   }
 }
 
