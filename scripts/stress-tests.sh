@@ -82,11 +82,13 @@ trap 'stop_load' EXIT
 trap 'stop_load; exit 130' INT
 trap 'stop_load; exit 143' TERM
 cores=$(nproc)
+# Each busy loop is bounded (a day) in case nothing ends it; --foreground
+# keeps it in the load's process group (timeout makes a group of its own
+# otherwise, which the group kill at the end would miss).
 setsid bash -c '
   dir=$1 cores=$2
   for _ in $(seq "$cores"); do
-    # A busy loop, bounded (a day) in case nothing ends it.
-    timeout 86400 sh -c "while :; do :; done" &
+    timeout --foreground 86400 sh -c "while :; do :; done" &
   done
   for _ in $(seq 100000); do
     dd if=/dev/zero of="$dir/io" bs=1M count=256 conv=fsync status=none
@@ -95,6 +97,7 @@ setsid bash -c '
   wait
 ' stress-load "$load_dir" "$cores" </dev/null >/dev/null 2>&1 &
 load_group=$!
+disown "$load_group" # its end is ours, not news
 echo "stress-tests: ${#tests[@]} tests x $runs runs, $jobs at a time, under load ($cores CPU hogs, an fsync'ing writer)" >&2
 
 # One test's runs, in sequence; writes "NAME PASSED" to $logs/NAME.result.
