@@ -198,7 +198,8 @@ case "$mode" in
     # and versions match (the script's stamp; a clean clone on a warm
     # machine skips them).
     build=${ASCEND_SETUP_BUILD_DIR:-$root/build-test}
-    deps=${ASCEND_SETUP_STATIC_DEPS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ascend-setup/static-deps-$(uname -m)}
+    cache=${XDG_CACHE_HOME:-${HOME:+$HOME/.cache}}
+    deps=${ASCEND_SETUP_STATIC_DEPS_DIR:-${cache:-$build}/ascend-setup/static-deps-$(uname -m)}
     phase "static libraries" bash "$root/scripts/build-static-deps.sh" "$deps"
     cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
       "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG" \
