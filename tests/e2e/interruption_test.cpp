@@ -164,14 +164,30 @@ std::vector<std::string> strays(const fs::path& tree, const fs::path& tmpdir) {
   return found;
 }
 
-bool process_gone(pid_t pid) {
+// The state, parent and process group /proc/`pid`/stat gives (nullopt
+// once the process is gone).
+struct ProcStat {
+  char state = 0;
+  pid_t parent = 0;
+  pid_t group = 0;
+};
+std::optional<ProcStat> proc_stat(pid_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
   std::string text;
-  if (!std::getline(stat, text)) {
-    return true;
+  if (pid <= 0 || !std::getline(stat, text) || text.rfind(')') == std::string::npos) {
+    return std::nullopt;
   }
-  const auto close = text.rfind(')');
-  return close != std::string::npos && text.size() > close + 2 && text[close + 2] == 'Z';
+  std::istringstream fields(text.substr(text.rfind(')') + 2));
+  ProcStat fields_read;
+  if (!(fields >> fields_read.state >> fields_read.parent >> fields_read.group)) {
+    return std::nullopt;
+  }
+  return fields_read;
+}
+
+bool process_gone(pid_t pid) {
+  const auto stat = proc_stat(pid);
+  return !stat || stat->state == 'Z';
 }
 
 // Waits until `ready()` holds or the run ended, two minutes at most (a guard
@@ -196,50 +212,6 @@ pid_t pid_in(const fs::path& file) {
   return in >> pid ? pid : 0;
 }
 
-// What a SIGKILLed run leaves running (a cmake, its ninja and compilers, an
-// auditwheel: each call its own process group): the group of `pid`, ended.
-void end_group_of(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text;
-  if (pid <= 0 || !std::getline(stat, text)) {
-    return;
-  }
-  std::istringstream fields(text.substr(text.rfind(')') + 2));
-  char state = 0;
-  pid_t parent = 0;
-  pid_t group = 0;
-  if (fields >> state >> parent >> group && group > 1 && group != ::getpgrp()) {
-    ::kill(-group, SIGKILL);
-  }
-  for (int i = 0; i < 200 && !process_gone(pid); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-}
-
-// The nearest ancestor of `pid` named `name` (0 when none is).
-pid_t ancestor_named(pid_t pid, const std::string& name) {
-  for (int depth = 0; depth < 8 && pid > 1; ++depth) {
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string text;
-    if (!std::getline(stat, text)) {
-      return 0;
-    }
-    std::istringstream fields(text.substr(text.rfind(')') + 2));
-    char state = 0;
-    pid_t parent = 0;
-    if (!(fields >> state >> parent)) {
-      return 0;
-    }
-    std::ifstream comm("/proc/" + std::to_string(parent) + "/comm");
-    std::string command;
-    if (std::getline(comm, command) && command == name) {
-      return parent;
-    }
-    pid = parent;
-  }
-  return 0;
-}
-
 // Waits until `pid` is gone (or a zombie), ten seconds at most: the stopper
 // ends what a stopped run started with TERM, then KILL after 3 s.
 bool gone_within(pid_t pid) {
@@ -247,6 +219,36 @@ bool gone_within(pid_t pid) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return pid <= 0 || process_gone(pid);
+}
+
+// What a SIGKILLed run leaves running (a cmake, its ninja and compilers, an
+// auditwheel: each call its own process group): the group of `pid`, ended.
+void end_group_of(pid_t pid) {
+  const auto stat = proc_stat(pid);
+  if (!stat) {
+    return;
+  }
+  if (stat->group > 1 && stat->group != ::getpgrp()) {
+    ::kill(-stat->group, SIGKILL);
+  }
+  gone_within(pid);
+}
+
+// The nearest ancestor of `pid` named `name` (0 when none is).
+pid_t ancestor_named(pid_t pid, const std::string& name) {
+  for (int depth = 0; depth < 8 && pid > 1; ++depth) {
+    const auto stat = proc_stat(pid);
+    if (!stat) {
+      return 0;
+    }
+    std::ifstream comm("/proc/" + std::to_string(stat->parent) + "/comm");
+    std::string command;
+    if (std::getline(comm, command) && command == name) {
+      return stat->parent;
+    }
+    pid = stat->parent;
+  }
+  return 0;
 }
 
 // A shell line that writes its own pid into $`variable` whole (then execs on).

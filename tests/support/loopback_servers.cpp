@@ -79,6 +79,26 @@ pid_t spawn_in_own_group(const std::vector<std::string>& argv, const fs::path& o
 
 }  // namespace
 
+namespace {
+
+// The port a stand-in wrote into `port_file` (whole: a rename) once it
+// listens, waiting at most 20 s while it runs; 0 and a test failure naming
+// `what` and its `output` when it never does.
+int port_written_by(BackgroundProcess& process, const fs::path& port_file, const std::string& what,
+                    const fs::path& output) {
+  const auto deadline = Clock::now() + std::chrono::seconds(20);
+  while (Clock::now() < deadline && !fs::exists(port_file) && process.running()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (!fs::exists(port_file)) {
+    ADD_FAILURE() << what << " did not start: " << read_file(output);
+    return 0;
+  }
+  return std::stoi(read_file(port_file));
+}
+
+}  // namespace
+
 BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv, const fs::path& output)
     : pid_(spawn_in_own_group(argv, output)), group_(pid_) {
   if (pid_ < 0) {
@@ -405,20 +425,9 @@ StreamGate::StreamGate(const fs::path& dir, std::uint64_t budget) : dir_(dir), b
 }
 
 std::optional<std::uint64_t> StreamGate::holding() const {
-  const auto passed =
-      ascend_setup::parse_integer(read_file(dir_ / "holding"), std::uint64_t{0}, ~std::uint64_t{0});
-  return fs::exists(dir_ / "holding") && passed ? passed : std::nullopt;
-}
-
-bool StreamGate::wait_holding(const std::function<bool()>& gave_up, double seconds) const {
-  const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
-  while (!holding()) {
-    if (gave_up() || Clock::now() > deadline) {
-      return holding().has_value();
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return true;
+  // Written whole (a rename): absent, or a number.
+  return ascend_setup::parse_integer(read_file(dir_ / "holding"), std::uint64_t{0},
+                                     ~std::uint64_t{0});
 }
 
 void StreamGate::open() const { write_file(dir_ / "open", ""); }
@@ -431,16 +440,8 @@ GateRelay::GateRelay(const StreamGate& gate, int target_port) {
                                std::to_string(gate.budget()), "--target-port",
                                std::to_string(target_port), "--port-file", port_file.string()},
       gate.dir() / "relay-output.log");
-  const auto deadline = Clock::now() + std::chrono::seconds(20);
-  while (Clock::now() < deadline && !fs::exists(port_file) && process_->running()) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  if (!fs::exists(port_file)) {
-    ADD_FAILURE() << "the gate relay stand-in did not start: "
-                  << read_file(gate.dir() / "relay-output.log");
-    return;
-  }
-  port_ = std::stoi(read_file(port_file));
+  port_ = port_written_by(*process_, port_file, "the gate relay stand-in",
+                          gate.dir() / "relay-output.log");
 }
 
 std::string NginxServer::url(const std::string& file) const {
@@ -506,15 +507,8 @@ FaultServer::FaultServer(const fs::path& dir, const fs::path& file, const std::s
                                (dir_ / "mode").string(), "--faults", std::to_string(faults),
                                "--after", std::to_string(after), "--max-seconds", "600"},
       dir_ / "server-output.log");
-  const auto deadline = Clock::now() + std::chrono::seconds(20);
-  while (Clock::now() < deadline && !fs::exists(port_file) && process_->running()) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  if (!fs::exists(port_file)) {
-    ADD_FAILURE() << "the fault server stand-in did not start";
-    return;
-  }
-  port_ = std::stoi(read_file(port_file));
+  port_ = port_written_by(*process_, port_file, "the fault server stand-in",
+                          dir_ / "server-output.log");
 }
 
 std::string FaultServer::url(const std::string& file) const {

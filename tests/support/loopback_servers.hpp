@@ -57,9 +57,6 @@ class StreamGate {
   std::uint64_t budget() const { return budget_; }
   // Once a byte waits at the gate: the bytes passed until then.
   std::optional<std::uint64_t> holding() const;
-  // Waits (at most `seconds`, a guard against a hang) until a byte waits at
-  // the gate or `gave_up()` holds; true when one waits.
-  bool wait_holding(const std::function<bool()>& gave_up, double seconds = 120) const;
   void open() const;
 
  private:
