@@ -113,6 +113,20 @@ def archives():
     put(out, "through-symlink", b"\0" + tar_bytes(
         [entry("pkg/up", kind=tarfile.SYMTYPE, link=".."), entry("pkg/up/sentinel", b"overwritten")]))
     put(out, "hardlink-out", b"\0" + tar_bytes([entry("pkg/h", kind=tarfile.LNKTYPE, link="../sentinel")]))
+    # Links that leave only through the links before them (issue 38), and a
+    # hard link to a symlink, whose text is read from the new name's directory.
+    chained = [entry("pkg/c/b", kind=tarfile.SYMTYPE, link=".."),
+               entry("pkg/a", kind=tarfile.SYMTYPE, link="c/b/c/b/c/b/c/b/../../../../outside"),
+               entry("pkg/lib/escape", kind=tarfile.SYMTYPE,
+                     link="../c/b/c/b/c/b/c/b/../../../../outside")]
+    put(out, "chained-links-whole", b"\0" + tar_bytes(chained))
+    put(out, "chained-links-member", b"\1" + tar_bytes(chained))
+    put(out, "hardlinked-symlink", b"\0" + tar_bytes(
+        [entry("pkg/d/s", kind=tarfile.SYMTYPE, link="../x"),
+         entry("h", kind=tarfile.LNKTYPE, link="pkg/d/s")]))
+    setuid, body = entry("pkg/suid", b"x")
+    setuid.mode = 0o6777
+    put(out, "setuid", b"\0" + tar_bytes([(setuid, body)]))
     put(out, "fifo", b"\0" + tar_bytes([entry("pkg/fifo", kind=tarfile.FIFOTYPE)]))
     put(out, "device", b"\0" + tar_bytes([entry("pkg/dev", kind=tarfile.CHRTYPE)]))
     put(out, "truncated", b"\0" + tar_bytes(package)[:200])

@@ -312,6 +312,40 @@ TEST_F(DownloadTest, AnUnreadableArchiveLeavesNoPackageAndIsNotKept) {
   EXPECT_EQ(hidden_beside(cache / "llvm"), std::vector<std::string>{});
 }
 
+// The chained links of issue 38: refused, and nothing of the package stays,
+// neither the unpacked directory nor the download.
+TEST_F(DownloadTest, AnArchiveWhoseLinksLeaveItLeavesNoPackageAndIsNotKept) {
+  must_run({SYSTEM_PYTHON, "-c",
+            "import sys, tarfile\n"
+            "t = tarfile.open(sys.argv[1], 'w:gz')\n"
+            "for name, link in [('llvm-test/c/b', '..'),\n"
+            "    ('llvm-test/a', 'c/b/c/b/c/b/c/b/../../../../outside'),\n"
+            "    ('llvm-test/lib/escape', '../c/b/c/b/c/b/c/b/../../../../outside')]:\n"
+            "    info = tarfile.TarInfo(name); info.type = tarfile.SYMTYPE; info.linkname = link\n"
+            "    t.addfile(info)\n"
+            "t.close()\n",
+            (www / "chained.tar.gz").string()},
+           dir.path());
+  NginxServer nginx(dir.path() / "nginx", www);
+  try {
+    fetch_package(spec(nginx.url("chained.tar.gz")), test_options());
+    ADD_FAILURE() << "no error";
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    EXPECT_EQ(error.exit_code(), 3) << message;
+    EXPECT_NE(message.find("holds a symlink to 'c/b/c/b/c/b/c/b/../../../../outside': "
+                           "'llvm-test/a'; refused (it would point outside the directory"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("; the download was removed (the next run fetches"), std::string::npos)
+        << message;
+  }
+  EXPECT_FALSE(fs::exists(cache / "llvm" / "llvm-test"));
+  EXPECT_EQ(hidden_beside(cache / "llvm"), std::vector<std::string>{});
+  EXPECT_FALSE(fs::exists(cache / "outside"));
+  EXPECT_FALSE(fs::exists(cache.parent_path() / "outside"));
+}
+
 // A download whose unpacking fails is kept, and used by the next call only
 // while its length and digest are those recorded when it was downloaded.
 TEST_F(DownloadTest, AKeptDownloadIsUsedOnlyWithItsRecordedLengthAndDigest) {
@@ -393,8 +427,9 @@ class HostileArchiveTest : public ::testing::Test {
     must_run({SYSTEM_PYTHON, "-c",
               "import io, sys, tarfile\n"
               "t = tarfile.open(sys.argv[1], 'w:gz')\n"
-              "def add(name, data=b'x', kind=tarfile.REGTYPE, link=''):\n"
+              "def add(name, data=b'x', kind=tarfile.REGTYPE, link='', mode=0o644):\n"
               "    info = tarfile.TarInfo(name); info.type = kind; info.linkname = link\n"
+              "    info.mode = mode\n"
               "    info.size = len(data) if kind == tarfile.REGTYPE else 0\n"
               "    t.addfile(info, io.BytesIO(data) if kind == tarfile.REGTYPE else None)\n"
               "add('pkg/ok.txt')\n" +
@@ -452,7 +487,8 @@ TEST_F(HostileArchiveTest, EachRefusalSaysWhatItRefuses) {
        "holds an entry with an absolute path or a `..` part: 'pkg/../../evil'; refused (it would "
        "be written outside ");
   says(expect_refused(make("symlink-out", "add('pkg/up', kind=tarfile.SYMTYPE, link='../..')\n")),
-       "holds a symlink to '../..': 'pkg/up'; refused (it would point outside ");
+       "holds a symlink to '../..': 'pkg/up'; refused (it would point outside the directory, "
+       "unpacking into ");
   says(expect_refused(make("hardlink-out", "add('pkg/h', kind=tarfile.LNKTYPE, link='../x')\n")),
        "holds a hard link to '../x': 'pkg/h'; refused (it would link to a file outside ");
   // Not written outside, but not unpacked either: each says what it is.
@@ -475,6 +511,74 @@ TEST_F(HostileArchiveTest, EachRefusalSaysWhatItRefuses) {
   says(message, "libarchive refused to write ");
   says(message, "symlink");
   EXPECT_EQ(message.find("would be written outside"), std::string::npos) << message;
+}
+
+// Links resolve as the kernel resolves them: through the links unpacked
+// before them, and again when a later link changes a path they go through.
+TEST_F(HostileArchiveTest, LinksThatLeaveThroughEarlierOrLaterLinksAreRefused) {
+  // The archive of issue 38: `c/b -> ..` makes every `c/b` the top again.
+  const std::string chain = "add('pkg/c/b', kind=tarfile.SYMTYPE, link='..')\n";
+  auto says = [](const std::string& message, const std::string& what) {
+    EXPECT_NE(message.find(what), std::string::npos) << message;
+  };
+  says(expect_refused(make("chain-top", chain +
+                                            "add('pkg/a', kind=tarfile.SYMTYPE, "
+                                            "link='c/b/c/b/c/b/c/b/../../../../outside')\n")),
+       "holds a symlink to 'c/b/c/b/c/b/c/b/../../../../outside': 'pkg/a'; refused (it would "
+       "point outside the directory");
+  expect_refused(make("chain-lib", chain +
+                                       "add('pkg/lib/escape', kind=tarfile.SYMTYPE, "
+                                       "link='../c/b/c/b/c/b/c/b/../../../../outside')\n"));
+  // Inside when it is unpacked; a later link turns `b/..` into the top's parent.
+  says(expect_refused(make("redirected",
+                           "add('pkg/a', kind=tarfile.SYMTYPE, link='b/../../x')\n"
+                           "add('pkg/b', kind=tarfile.SYMTYPE, link='..')\n")),
+       "holds a symlink to '..': 'pkg/b'; refused (through it the link 'pkg/a' unpacked before "
+       "it: it would point outside the directory");
+  // A second name of a symlink reads its target from its own directory.
+  says(expect_refused(make("hardlinked-symlink",
+                           "add('pkg/d/s', kind=tarfile.SYMTYPE, link='../x')\n"
+                           "add('h', kind=tarfile.LNKTYPE, link='pkg/d/s')\n")),
+       "holds a hard link to 'pkg/d/s': 'h'; refused (it would point outside the directory");
+  says(expect_refused(make("loop",
+                           "add('pkg/x', kind=tarfile.SYMTYPE, link='y')\n"
+                           "add('pkg/y', kind=tarfile.SYMTYPE, link='x')\n")),
+       "its links loop (more than 40 followed)");
+  says(expect_refused(make("replaced-link",
+                           "add('pkg/d', kind=tarfile.SYMTYPE, link='sub')\n"
+                           "add('pkg/d', kind=tarfile.DIRTYPE)\n")),
+       "holds a directory: 'pkg/d/'; refused (it would replace a symlink unpacked before it)");
+  EXPECT_FALSE(fs::exists(dir.path() / "outside"));
+}
+
+TEST_F(HostileArchiveTest, LinksToLinksUnpackedLaterAreKept) {
+  const fs::path archive =
+      make("forward",
+           "add('pkg/lib/libLLVM.so', kind=tarfile.SYMTYPE, link='libLLVM.so.17')\n"
+           "add('pkg/lib/libLLVM.so.17', kind=tarfile.SYMTYPE, link='libLLVM-17.so')\n"
+           "add('pkg/lib/libLLVM-17.so')\n"
+           "add('pkg/bin/lib', kind=tarfile.SYMTYPE, link='../lib')\n"
+           "add('pkg/bin/llc', kind=tarfile.SYMTYPE, link='lib/../lib/libLLVM.so')\n");
+  const fs::path staging = dir.path() / "staging";
+  fs::create_directories(staging);
+  EXPECT_EQ(extract_archive(archive, staging), 6u);
+  EXPECT_EQ(read_file(staging / "pkg/bin/llc"), "x");
+}
+
+TEST_F(HostileArchiveTest, SetuidSetgidStickyAndOthersWriteAreDropped) {
+  const fs::path archive = make("modes",
+                                "add('pkg/suid', mode=0o6777)\n"
+                                "add('pkg/sticky', kind=tarfile.DIRTYPE, mode=0o1777)\n"
+                                "add('pkg/plain', mode=0o750)\n");
+  const fs::path staging = dir.path() / "staging";
+  fs::create_directories(staging);
+  extract_archive(archive, staging);
+  auto mode_of = [&](const char* name) {
+    return static_cast<unsigned>(fs::status(staging / "pkg" / name).permissions());
+  };
+  EXPECT_EQ(mode_of("suid"), 0755u);
+  EXPECT_EQ(mode_of("sticky"), 0755u);
+  EXPECT_EQ(mode_of("plain"), 0750u);
 }
 
 TEST_F(HostileArchiveTest, AFullDiskSaysSoWithTheSizeOfTheEntry) {

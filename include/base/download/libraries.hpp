@@ -56,6 +56,8 @@
   X(archive_entry_set_hardlink)              \
   X(archive_entry_symlink)                   \
   X(archive_entry_filetype)                  \
+  X(archive_entry_perm)                      \
+  X(archive_entry_set_perm)                  \
   X(archive_entry_size)
 // clang-format on
 

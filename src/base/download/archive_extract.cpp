@@ -1,5 +1,6 @@
 #include "base/download/archive_extract.hpp"
 
+#include "base/download/archive_links.hpp"
 #include "base/download/libraries.hpp"
 #include "base/process/stop_signals.hpp"
 #include "base/util/system_error.hpp"
@@ -9,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <sys/stat.h>
 
 namespace fs = std::filesystem;
 
@@ -31,30 +33,6 @@ bool stays_inside(const fs::path& relative) {
   for (const auto& part : relative) {
     if (part == "..") {
       return false;
-    }
-  }
-  return true;
-}
-
-// A symlink at `link` (relative to the directory) pointing at `target`
-// resolves inside the directory (lexically: every `..` is counted).
-bool link_stays_inside(const fs::path& link, const fs::path& target) {
-  if (target.is_absolute()) {
-    return false;
-  }
-  int depth = 0;
-  for (const auto& part : link.parent_path()) {
-    if (part != "." && !part.empty()) {
-      ++depth;
-    }
-  }
-  for (const auto& part : target) {
-    if (part == "..") {
-      if (--depth < 0) {
-        return false;
-      }
-    } else if (part != "." && !part.empty()) {
-      ++depth;
     }
   }
   return true;
@@ -127,21 +105,21 @@ std::size_t extract_archive(const fs::path& archive_path, const fs::path& direct
     return UnreadableArchive("cannot read " + where + ": " + reason_of(reader.get()));
   };
   // A write libarchive could not do: the system's reason when it has one (a
-  // full disk with the size the entry needs), else libarchive's own.
-  auto write_failure = [&](const std::string& action, const fs::path& path,
-                           la_int64_t needed) -> Error {
+  // full disk with the size the entry needs), else libarchive's own refusal
+  // (an entry through a symlink: its secure-symlinks check).
+  auto fail_to_write = [&](const std::string& action, const fs::path& path, la_int64_t needed) {
     const int error_number = libarchive().archive_errno(writer.get());
     if (disk_full(error_number)) {
-      return system_error(action, path, error_number,
-                          needed > 0 ? std::optional<std::uint64_t>(needed) : std::nullopt);
+      throw system_error(action, path, error_number,
+                         needed > 0 ? std::optional<std::uint64_t>(needed) : std::nullopt);
     }
     if (error_number > 0) {
-      return Error("cannot " + action + " " + path.string() + " from " + where + ": " +
-                       reason_of(writer.get()) + " (" + std::strerror(error_number) + ")",
-                   ErrorKind::local_io);
+      throw Error("cannot " + action + " " + path.string() + " from " + where + ": " +
+                      reason_of(writer.get()) + " (" + std::strerror(error_number) + ")",
+                  ErrorKind::local_io);
     }
-    return Error("libarchive refused to " + action + " " + path.string() + " from " + where + ": " +
-                 reason_of(writer.get()));
+    throw RefusedArchive("libarchive refused to " + action + " " + path.string() + " from " +
+                         where + ": " + reason_of(writer.get()));
   };
   // A warning is a failure only when the disk is full (else it is a time or
   // a mode libarchive could not set).
@@ -156,6 +134,7 @@ std::size_t extract_archive(const fs::path& archive_path, const fs::path& direct
   std::size_t written = 0;
   bool member_seen = member.empty();
   std::set<std::string> tops;  // what the archive holds outside `member`
+  ArchiveLinks links;          // the symlinks unpacked so far, and where they lead
   while (true) {
     throw_if_stopped();
     archive_entry* entry = nullptr;
@@ -169,7 +148,8 @@ std::size_t extract_archive(const fs::path& archive_path, const fs::path& direct
     const char* raw_name = libarchive().archive_entry_pathname(entry);
     const fs::path name = raw_name != nullptr ? fs::path(raw_name) : fs::path();
     auto refuse = [&](const std::string& what, const std::string& why) {
-      throw Error(where + " holds " + what + ": '" + name.string() + "'; refused (" + why + ")");
+      throw RefusedArchive(where + " holds " + what + ": '" + name.string() + "'; refused (" + why +
+                           ")");
     };
     if (name.empty() || !stays_inside(name)) {
       refuse("an entry with an absolute path or a `..` part",
@@ -187,32 +167,44 @@ std::size_t extract_archive(const fs::path& archive_path, const fs::path& direct
     if (relative->empty()) {
       continue;  // the top directory itself: `directory`
     }
+    const mode_t type = libarchive().archive_entry_filetype(entry);
     if (const char* hardlink = libarchive().archive_entry_hardlink(entry); hardlink != nullptr) {
       const auto linked = stays_inside(hardlink) ? under(plain(hardlink), member) : std::nullopt;
       if (!linked || linked->empty()) {
         refuse(std::string("a hard link to '") + hardlink + "'",
                "it would link to a file outside " + root.string());
       }
+      if (const auto why = links.add_hard_link(*relative, *linked)) {
+        refuse(std::string("a hard link to '") + hardlink + "'",
+               *why + ", unpacking into " + root.string());
+      }
       libarchive().archive_entry_set_hardlink(entry, (root / *linked).c_str());
-    }
-    const mode_t type = libarchive().archive_entry_filetype(entry);
-    if (libarchive().archive_entry_hardlink(entry) == nullptr && type != AE_IFREG &&
-        type != AE_IFDIR && type != AE_IFLNK) {
+    } else if (type == AE_IFLNK) {
+      const char* target = libarchive().archive_entry_symlink(entry);
+      if (target == nullptr) {
+        refuse("a symlink without a target", "its target is empty");
+      }
+      if (const auto why = links.add_symlink(*relative, target)) {
+        refuse(std::string("a symlink to '") + target + "'",
+               *why + ", unpacking into " + root.string());
+      }
+    } else if (type != AE_IFREG && type != AE_IFDIR) {
       refuse(std::string(kind_of(type)) + " entry",
              "only files, directories and links are unpacked");
+    } else if (const auto why = links.check_entry(*relative)) {
+      refuse(type == AE_IFDIR ? "a directory" : "a file", *why);
     }
-    if (type == AE_IFLNK) {
-      const char* target = libarchive().archive_entry_symlink(entry);
-      if (target == nullptr || !link_stays_inside(*relative, target)) {
-        refuse(std::string("a symlink to '") + (target ? target : "") + "'",
-               "it would point outside " + root.string());
-      }
-    }
+    // No setuid, setgid or sticky bit, nothing writable by group or others
+    // (as Python's tarfile data filter): an archive run as root would
+    // otherwise keep a uid-0 member's setuid bit.
+    libarchive().archive_entry_set_perm(
+        entry, libarchive().archive_entry_perm(entry) &
+                   ~static_cast<mode_t>(S_ISUID | S_ISGID | S_ISVTX | S_IWGRP | S_IWOTH));
     const fs::path path = root / *relative;
     const la_int64_t size = libarchive().archive_entry_size(entry);
     libarchive().archive_entry_set_pathname(entry, path.c_str());
     if (failed(libarchive().archive_write_header(writer.get(), entry))) {
-      throw write_failure("write", path, size);
+      fail_to_write("write", path, size);
     }
     if (size > 0) {
       const void* block = nullptr;
@@ -231,17 +223,17 @@ std::size_t extract_archive(const fs::path& archive_path, const fs::path& direct
         // libarchive reports a failed write(2) as a warning: every one counts.
         if (libarchive().archive_write_data_block(writer.get(), block, length, offset) !=
             ARCHIVE_OK) {
-          throw write_failure("write", path, size);
+          fail_to_write("write", path, size);
         }
       }
     }
     if (failed(libarchive().archive_write_finish_entry(writer.get()))) {
-      throw write_failure("write", path, size);
+      fail_to_write("write", path, size);
     }
     ++written;
   }
   if (failed(libarchive().archive_write_close(writer.get()))) {
-    throw write_failure("finish the extraction into", root, 0);
+    fail_to_write("finish the extraction into", root, 0);
   }
   if (!member_seen) {
     std::string held;

@@ -268,6 +268,11 @@ PackageOutcome fetch_package(const PackageSpec& spec, const DownloadOptions& opt
     throw Error(std::string(error.what()) + "; the download was removed (the next run fetches " +
                     spec.url + " again)",
                 error.kind());
+  } catch (const RefusedArchive& error) {
+    remove_download(spec);
+    throw Error(std::string(error.what()) + "; the download was removed (the next run fetches " +
+                    spec.url + " again)",
+                error.kind());
   } catch (const Error& error) {
     if (error.kind() == ErrorKind::stopped) {
       throw Error::stopped(std::string(error.what()) + " while unpacking " + spec.url + kept,
