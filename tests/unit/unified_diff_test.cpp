@@ -74,6 +74,23 @@ TEST(UnifiedDiff, CutShortHunkIsOneLineNamingThePatch) {
   refusal("diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n?b\n");
 }
 
+// A path that leaves the tree is refused, whichever header it comes from;
+// the fuzz finding of issue 38 (a `---` header libgit2 read loosely as
+// `b/../tritona/f.c`) among them.
+TEST(UnifiedDiff, APathThatLeavesTheTreeIsRefused) {
+  for (const std::string& header :
+       {std::string("diff --git a/../x b/../x\n--- a/../x\n+++ b/../x\n"),
+        std::string("diff --git a/x/../../y b/x/../../y\n--- a/x/../../y\n+++ b/x/../../y\n")}) {
+    const std::string message = refusal(header + "@@ -1 +1 @@\n-a\n+b\n");
+    EXPECT_NE(message.find("leaves the tree"), std::string::npos) << message;
+  }
+  const std::string finding = read_file(fs::path(SOURCE_DIR) / "tests/fuzz/unified_diff/crashes" /
+                                        "crash-0f14a07fbc424a75895d9583f7730293128a964b");
+  const std::string message = refusal(finding);
+  EXPECT_NE(message.find("the path '../tritona/f.c' leaves the tree"), std::string::npos)
+      << message;
+}
+
 TEST(UnifiedDiff, TextWithNoFileIsRefused) {
   for (const std::string& text :
        {std::string(), std::string("this is not a patch\n"),

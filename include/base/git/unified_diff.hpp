@@ -10,7 +10,8 @@
 // file in it, plain "---"/"+++" diffs without a "diff --git" header (as
 // `diff -u` writes them), a hunk cut short or with a line that is not ' ',
 // '-', '+' or '\', a last line without its newline, a hunk header longer than
-// 127 bytes, paths that disagree between the headers, a NUL byte anywhere. Nothing else escapes
+// 127 bytes, paths that disagree between the headers, a path that leaves the tree (absolute,
+// empty or with a `..` part), a NUL byte anywhere. Nothing else escapes
 // on any input (but std::bad_alloc, as for any allocation), and nothing of
 // libgit2 is left allocated.
 #pragma once

@@ -5,7 +5,9 @@
 
 #include <git2.h>
 
+#include <algorithm>
 #include <memory>
+#include <string_view>
 
 namespace ascend_setup {
 
@@ -91,6 +93,22 @@ DiffHunk read_hunk(git_patch* patch, std::size_t index, const std::string& text,
   return hunk;
 }
 
+// A path a patch names must stay in the tree: relative, no `..` part (libgit2
+// lets some through, from a header it reads loosely).
+void require_inside(const char* path, const std::string& origin) {
+  const std::string_view text(path);
+  bool leaves = text.empty() || text.front() == '/';
+  std::size_t start = 0;
+  while (!leaves && start <= text.size()) {
+    const std::size_t slash = std::min(text.find('/', start), text.size());
+    leaves = text.substr(start, slash - start) == "..";
+    start = slash + 1;
+  }
+  if (leaves) {
+    malformed(origin, "the path '" + std::string(text) + "' leaves the tree");
+  }
+}
+
 }  // namespace
 
 std::vector<DiffFile> parse_unified_diff(const std::string& text, const std::string& origin) {
@@ -112,6 +130,8 @@ std::vector<DiffFile> parse_unified_diff(const std::string& text, const std::str
     // libgit2 refuses a header without either path; one of them may be absent.
     const char* old_path = delta->old_file.path ? delta->old_file.path : delta->new_file.path;
     const char* new_path = delta->new_file.path ? delta->new_file.path : delta->old_file.path;
+    require_inside(old_path, origin);
+    require_inside(new_path, origin);
     DiffFile file;
     file.created = delta->status == GIT_DELTA_ADDED;
     file.deleted = delta->status == GIT_DELTA_DELETED;
