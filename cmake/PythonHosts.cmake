@@ -207,7 +207,8 @@ function(ascend_setup_add_host version)
   target_compile_options(ascend_setup_py${tag} PRIVATE ${ASCEND_SETUP_WARNINGS})
   target_link_libraries(ascend_setup_py${tag} PUBLIC ascend_setup_base pybind11::headers)
   if(ASCEND_SETUP_UNITY)
-    set_target_properties(ascend_setup_py${tag} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
+    # One batch: each minor's host compiles beside the others (CMakeLists.txt).
+    set_target_properties(ascend_setup_py${tag} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 0)
   endif()
   if(ASCEND_SETUP_PCH)
     # pybind11 first: it includes Python.h, which must come before the standard headers.

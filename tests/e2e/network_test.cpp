@@ -29,7 +29,6 @@ constexpr const char* kUpstreamLlvmUrl =
 constexpr const char* kUpstreamDistributedUrl =
     "https://gitcode.com/Ascend/Triton-distributed-ascend.git";
 constexpr const char* kUpstreamPin = "d2ac268c7ab4dc09865ed51638104ee1b97dc460";
-const std::vector<std::string> kNested = {"llvm-project", "shmem", "torch-mlir"};
 
 size_t count(const std::string& text, const std::string& part) {
   size_t found = 0;
@@ -128,16 +127,16 @@ class NetworkTest : public ExampleTreeTest {
   void serve_npuir(const std::string& git_base, std::uint64_t payload = 0) {
     const fs::path remotes = dir.path() / "remotes";
     recorded = make_npuir_stand_in(
-        tree, remotes, dir.path(), kNested,
+        tree, remotes, dir.path(), kNpuirNested,
         [&git_base](const std::string& name) { return git_base + name + ".git"; },
         [&](const std::string& name, const fs::path& remote) {
-          if (payload > 0 && name == kNested.front()) {
+          if (payload > 0 && name == kNpuirNested.front()) {
             make_package_tarball(dir.path() / "blob", "blob", payload);
             fs::copy_file(dir.path() / "blob/source-blob/blob/lib/payload.bin",
                           remote / "blob.bin");
           }
         });
-    for (const std::string& name : kNested) {
+    for (const std::string& name : kNpuirNested) {
       serve_bare_copy(remotes / name, git_root, name, dir.path());
     }
     const fs::path toolkit = dir.path() / "toolkit";
@@ -377,11 +376,11 @@ TEST_F(NetworkTest,
   env["HTTPS_PROXY"] = proxy.url();
   const auto result = host({"--profile", profile.string(), "bdist_wheel"});
   EXPECT_TRUE(contains(result.err, "exited with 7")) << result.err;
-  for (const std::string& name : kNested) {
+  for (const std::string& name : kNpuirNested) {
     EXPECT_EQ(head_of(npuir() / "third-party" / name), recorded[name]) << name;
     EXPECT_FALSE(fs::exists(npuir() / "third-party" / name / "later.txt")) << name;
   }
-  EXPECT_GE(proxy.connects().size(), kNested.size()) << proxy.log();
+  EXPECT_GE(proxy.connects().size(), kNpuirNested.size()) << proxy.log();
 }
 
 // The phases "distributed clone" and "NPUIR fetches" of doc/stopping.md.
@@ -423,7 +422,7 @@ TEST_F(NetworkTest, StopDuringAnNpuirCommitFetchExits130AndLeavesNothing_StandIn
   TlsNginx gated(dir.path() / "gated", ca, www, git_root, &gate);
   serve_npuir(gated.url("git/"), 4 << 20);
   env["GIT_SSL_CAINFO"] = ca.ca_certificate.string();
-  const fs::path nested = npuir() / "third-party" / kNested.front();
+  const fs::path nested = npuir() / "third-party" / kNpuirNested.front();
   const int code = stop_mid_transfer({"--profile", profile.string(), "bdist_wheel"}, nested,
                                      "fetch", 256 << 10, SIGINT, gate);
   EXPECT_EQ(code, 130) << stopped_log;
@@ -437,7 +436,7 @@ TEST_F(NetworkTest, KilledDuringAnNpuirCommitFetchThenTheNextRunFetchesAgain_Sta
   TlsNginx gated(dir.path() / "gated", ca, www, git_root, &gate);
   serve_npuir(gated.url("git/"), 4 << 20);
   env["GIT_SSL_CAINFO"] = ca.ca_certificate.string();
-  const fs::path nested = npuir() / "third-party" / kNested.front();
+  const fs::path nested = npuir() / "third-party" / kNpuirNested.front();
   const int code = stop_mid_transfer({"--profile", profile.string(), "bdist_wheel"}, nested,
                                      "fetch", 256 << 10, SIGKILL, gate);
   EXPECT_EQ(code, 128 + SIGKILL);
@@ -447,7 +446,7 @@ TEST_F(NetworkTest, KilledDuringAnNpuirCommitFetchThenTheNextRunFetchesAgain_Sta
   gate.open();
   const auto rerun = host({"--profile", profile.string(), "bdist_wheel"});
   EXPECT_TRUE(contains(rerun.err, "exited with 7")) << rerun.err;
-  EXPECT_EQ(head_of(nested), recorded[kNested.front()]);
+  EXPECT_EQ(head_of(nested), recorded[kNpuirNested.front()]);
   EXPECT_EQ(fs::file_size(nested / "blob.bin"), 4u << 20);
   EXPECT_TRUE(entries_containing(nested.parent_path(), "ascend-setup-fetch").empty());
 }

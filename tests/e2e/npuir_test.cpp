@@ -20,13 +20,11 @@ using namespace test_support;
 
 namespace {
 
-const std::vector<std::string> kNested = {"llvm-project", "shmem", "torch-mlir"};
-
 class NpuirTest : public ExampleTreeTest {
  protected:
   void SetUp() override {
     recorded =
-        make_npuir_stand_in(tree, remotes, dir.path(), kNested,
+        make_npuir_stand_in(tree, remotes, dir.path(), kNpuirNested,
                             [this](const std::string& name) { return (remotes / name).string(); });
 
     fs::create_directories(toolkit / "tools/bisheng_compiler/bin");
@@ -114,7 +112,7 @@ TEST_F(NpuirTest, WholeNpuirPathIntoTheWheel_StandInNpuIrRepo_StandInBuildSh_Bdi
 
   // The submodule and each nested repository at exactly its recorded commit.
   EXPECT_TRUE(fs::exists(npuir / "build-tools/build.sh"));
-  for (const std::string& name : kNested) {
+  for (const std::string& name : kNpuirNested) {
     EXPECT_EQ(head_of(npuir / "third-party" / name), recorded[name]) << name;
     EXPECT_FALSE(fs::exists(npuir / "third-party" / name / "later.txt")) << name;
   }

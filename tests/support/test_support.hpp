@@ -116,6 +116,12 @@ class ExampleTreeTest : public ::testing::Test {
   Env env;
 };
 
+constexpr std::uint64_t GiB = 1ULL << 30;
+
+// The nested repositories AscendNPU-IR records under third-party/ (the
+// stand-in's, as the real one's).
+inline const std::vector<std::string> kNpuirNested = {"llvm-project", "shmem", "torch-mlir"};
+
 // The NPUIR tests' stand-in AscendNPU-IR, registered as the submodule
 // third_party/ascend/AscendNPU-IR of `tree` (made a git checkout here, its
 // .gitmodules pointed at the stand-in's local remote `remotes`/AscendNPU-IR):

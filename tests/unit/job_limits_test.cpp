@@ -13,7 +13,7 @@ using namespace test_support;
 
 namespace {
 
-constexpr std::uint64_t GiB = 1ULL << 30;
+
 
 class JobLimitsTest : public ::testing::Test {
  protected:

@@ -27,7 +27,7 @@ JobLimits machine(double cpus, std::uint64_t memory) {
   return limits;
 }
 
-constexpr std::uint64_t GiB = 1ULL << 30;
+
 
 }  // namespace
 

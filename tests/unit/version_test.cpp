@@ -9,7 +9,7 @@ using namespace ascend_setup;
 using namespace test_support;
 
 namespace {
-Profile builtin() { return parse_profile(builtin_profile_text(), "built-in profile"); }
+Profile builtin_parsed() { return parse_profile(builtin_profile_text(), "built-in profile"); }
 
 class WheelVersion : public ::testing::Test {
  protected:
@@ -41,7 +41,7 @@ TEST(ComposeVersion, UpstreamRuleForTwoPlusParts) {
 }
 
 TEST_F(WheelVersion, ReadsVersionFileOrFallback) {
-  const Profile profile = builtin();
+  const Profile profile = builtin_parsed();
   EXPECT_EQ(wheel_version(profile, dir.path()), "3.6.0-dev");
   write_file(dir.path() / "version.txt", "  3.6.1\n");
   EXPECT_EQ(wheel_version(profile, dir.path()), "3.6.1");
@@ -54,17 +54,17 @@ TEST_F(WheelVersion, GitHashMatchesGitRevParse) {
   make_git_repo(dir.path() / "tree", dir.path());
   const std::string short_id =
       must_run({"git", "rev-parse", "--short=8", "HEAD"}, dir.path() / "tree", git_env(dir.path()));
-  EXPECT_EQ(wheel_version(builtin(), dir.path() / "tree"),
+  EXPECT_EQ(wheel_version(builtin_parsed(), dir.path() / "tree"),
             "3.6.0+git" + short_id.substr(0, short_id.find('\n')));
   setenv("IS_MANYLINUX", "ON", 1);
-  EXPECT_EQ(wheel_version(builtin(), dir.path() / "tree"), "3.6.0");
+  EXPECT_EQ(wheel_version(builtin_parsed(), dir.path() / "tree"), "3.6.0");
 }
 
 TEST_F(WheelVersion, InvalidVersionNamesTheVariable) {
   write_file(dir.path() / "version.txt", "3.6.0\n");
   setenv("TRITON_WHEEL_VERSION_SUFFIX", "foo", 1);
   try {
-    wheel_version(builtin(), dir.path());
+    wheel_version(builtin_parsed(), dir.path());
     FAIL();
   } catch (const Error& error) {
     EXPECT_NE(std::string(error.what()).find("TRITON_WHEEL_VERSION_SUFFIX ('foo')"),
@@ -74,7 +74,7 @@ TEST_F(WheelVersion, InvalidVersionNamesTheVariable) {
   unsetenv("TRITON_WHEEL_VERSION_SUFFIX");
   write_file(dir.path() / "version.txt", "three\n");
   try {
-    wheel_version(builtin(), dir.path());
+    wheel_version(builtin_parsed(), dir.path());
     FAIL();
   } catch (const Error& error) {
     EXPECT_NE(std::string(error.what()).find("version.txt"), std::string::npos) << error.what();

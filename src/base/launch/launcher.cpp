@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -54,7 +55,9 @@ bool runs_on_libpython(const InterpreterInfo& interpreter) {
 }
 
 // An AddressSanitizer build's module needs the sanitizer's runtime loaded
-// first, which an interpreter started on its own does not have.
+// first, which an interpreter started on its own does not have: such a build
+// embeds wherever it can, and preloads the runtime (ASCEND_SETUP_ASAN_RUNTIME,
+// found by CMake) into an interpreter without a shared libpython.
 #if defined(__SANITIZE_ADDRESS__)
 constexpr bool instrumented = true;
 #elif defined(__has_feature)
@@ -259,6 +262,13 @@ int launch(const HostOptions& options, const std::vector<std::string>& argv) {
   std::vector<std::string> args{interpreter.executable.string(), "-c", extension_bootstrap,
                                 choice.host.string()};
   args.insert(args.end(), argv.begin(), argv.end());
+#ifdef ASCEND_SETUP_ASAN_RUNTIME
+  // The instrumented module needs the sanitizer's runtime loaded first.
+  const char* preload = std::getenv("LD_PRELOAD");
+  const std::string preloads =
+      std::string(ASCEND_SETUP_ASAN_RUNTIME) + (preload && *preload ? std::string(":") + preload : "");
+  ::setenv("LD_PRELOAD", preloads.c_str(), 1);
+#endif
   exec_or_throw(interpreter.executable, args);
 }
 
