@@ -16,6 +16,8 @@
 // anything is done. A launcher that ends without exec checks pending_stop_signal().
 #pragma once
 
+#include <pthread.h>
+
 namespace ascend_setup {
 
 // Installs the handler for each stop signal that is not ignored (a
@@ -37,6 +39,22 @@ void throw_if_stopped();  // Error("interrupted by SIGTERM", 143) once one arriv
 // Called from the signal handler: must be async-signal-safe; nullptr for none.
 // Called at once when a stop signal already arrived.
 void set_stop_hook(void (*hook)());
+
+// While it lives, a stop ends this thread's blocking system calls (EINTR)
+// again and again until it is gone, not only the one the stop signal landed
+// in: a call entered just after the signal (a libgit2 fetch reading from a
+// server that sends nothing more) would otherwise wait for the server. For
+// the threads of work that libraries block in and that a stop must end.
+class StopWakesThisThread {
+ public:
+  StopWakesThisThread();
+  ~StopWakesThisThread();
+  StopWakesThisThread(const StopWakesThisThread&) = delete;
+  StopWakesThisThread& operator=(const StopWakesThisThread&) = delete;
+
+ private:
+  pthread_t thread_;
+};
 
 // Children started in their own process group (pgid == pid) register here,
 // so that a stop signal reaches everything they started.

@@ -195,7 +195,8 @@ std::string config_path(git_config* config, const char* name) {
 // explicitly (GIT_PROXY_SPECIFIED, credentials from the proxy URL, which
 // libgit2 presents on a 407; or GIT_PROXY_NONE), the CA set before it
 // (libgit2's certificate locations are process-wide), a stop signal ending
-// the transfer from its progress callbacks, and a failure told as the user
+// the transfer from its progress callbacks (and, while the server sends
+// nothing, by interrupting its reads), and a failure told as the user
 // can act on it. Callbacks never let an exception into libgit2's C frames.
 class GitNetwork {
  public:
@@ -305,6 +306,9 @@ class GitNetwork {
   std::optional<ProxyChoice> proxy_;
   CaChoice ca_;
   std::exception_ptr failure_;
+  // A stop ends the transfer even while the server sends nothing (no
+  // progress callback comes then): its reads are interrupted until it ends.
+  StopWakesThisThread stop_wakes_;
 };
 
 bool owned_by_someone_else(const std::filesystem::path& tree_root) {

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -17,6 +18,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace ascend_setup {
 
@@ -25,7 +27,16 @@ namespace {
 constexpr std::array stop_signals = {SIGINT, SIGTERM, SIGHUP};
 constexpr auto grace = std::chrono::seconds(3);
 
+// Sent by the stopper thread to the threads in a blocking call that a stop
+// must end (StopWakesThisThread); its handler does nothing, and without
+// SA_RESTART the call returns EINTR.
+constexpr int wake_signal = SIGURG;
+constexpr auto wake_interval = std::chrono::milliseconds(100);
+constexpr int wake_rounds = 6000;  // 10 minutes at most
+
 volatile std::sig_atomic_t received = 0;
+std::mutex woken_mutex;
+std::vector<pthread_t> woken_threads;  // guarded by woken_mutex
 std::atomic<void (*)()> stop_hook{nullptr};
 // Lock-free, so that the handler may read it: 0 marks a free slot.
 std::array<std::atomic<int>, 512> child_groups{};
@@ -51,8 +62,24 @@ void stopper() {
     while (::sem_wait(&stopper_wakeup) != 0) {
     }
     stop_descendants(grace, /*reap=*/false);
+    // A thread that entered its blocking call after the stop signal came
+    // (the signal's EINTR went to an earlier call) is woken until it leaves.
+    for (int round = 0; round < wake_rounds; ++round) {
+      {
+        const std::lock_guard lock(woken_mutex);
+        if (woken_threads.empty()) {
+          break;
+        }
+        for (const pthread_t thread : woken_threads) {
+          ::pthread_kill(thread, wake_signal);
+        }
+      }
+      std::this_thread::sleep_for(wake_interval);
+    }
   }
 }
+
+void on_wake_signal(int) {}
 
 void on_stop_signal(int number) {
   const int saved_errno = errno;
@@ -99,6 +126,11 @@ void install_stop_signal_handlers() {
     }
     ::sigaction(number, &action, nullptr);
   }
+  struct sigaction wake {};
+  wake.sa_handler = on_wake_signal;
+  sigemptyset(&wake.sa_mask);
+  wake.sa_flags = 0;  // no SA_RESTART either
+  ::sigaction(wake_signal, &wake, nullptr);
   // A child stopped while we write to its stdin (git apply's patch text)
   // must not kill this run with SIGPIPE (exit 141, the scratch directory
   // left): the write fails with EPIPE and the stop decides the exit code, as
@@ -134,6 +166,19 @@ void throw_if_stopped() {
     const char* name = sigabbrev_np(received);
     throw Error::stopped(std::string("interrupted by SIG") + (name ? name : "?"),
                          stopped_exit_code());
+  }
+}
+
+StopWakesThisThread::StopWakesThisThread() : thread_(::pthread_self()) {
+  const std::lock_guard lock(woken_mutex);
+  woken_threads.push_back(thread_);
+}
+
+StopWakesThisThread::~StopWakesThisThread() {
+  const std::lock_guard lock(woken_mutex);
+  const auto found = std::find(woken_threads.begin(), woken_threads.end(), thread_);
+  if (found != woken_threads.end()) {
+    woken_threads.erase(found);
   }
 }
 
