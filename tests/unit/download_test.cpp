@@ -462,7 +462,13 @@ class HostileArchiveTest : public ::testing::Test {
     EXPECT_EQ(found, std::vector<std::string>{"a"}) << archive;
     return message;
   }
+  // Extracts into a fresh `staging`; returns the entries written.
+  std::size_t unpack(const fs::path& archive) {
+    fs::create_directories(staging);
+    return extract_archive(archive, staging);
+  }
   TempDir dir;
+  fs::path staging = dir.path() / "staging";
 };
 
 TEST_F(HostileArchiveTest, DotDotAbsoluteAndEscapingLinksWriteNothingOutside) {
@@ -559,9 +565,7 @@ TEST_F(HostileArchiveTest, LinksToLinksUnpackedLaterAreKept) {
            "add('pkg/lib/libLLVM-17.so')\n"
            "add('pkg/bin/lib', kind=tarfile.SYMTYPE, link='../lib')\n"
            "add('pkg/bin/llc', kind=tarfile.SYMTYPE, link='lib/../lib/libLLVM.so')\n");
-  const fs::path staging = dir.path() / "staging";
-  fs::create_directories(staging);
-  EXPECT_EQ(extract_archive(archive, staging), 6u);
+  EXPECT_EQ(unpack(archive), 6u);
   EXPECT_EQ(read_file(staging / "pkg/bin/llc"), "x");
 }
 
@@ -570,9 +574,7 @@ TEST_F(HostileArchiveTest, SetuidSetgidStickyAndOthersWriteAreDropped) {
                                 "add('pkg/suid', mode=0o6777)\n"
                                 "add('pkg/sticky', kind=tarfile.DIRTYPE, mode=0o1777)\n"
                                 "add('pkg/plain', mode=0o750)\n");
-  const fs::path staging = dir.path() / "staging";
-  fs::create_directories(staging);
-  extract_archive(archive, staging);
+  unpack(archive);
   auto mode_of = [&](const char* name) {
     return static_cast<unsigned>(fs::status(staging / "pkg" / name).permissions());
   };
@@ -606,9 +608,7 @@ TEST_F(HostileArchiveTest, InsideLinksAreKept) {
                                 "add('pkg/lib/a.so.1')\n"
                                 "add('pkg/lib/a.so', kind=tarfile.SYMTYPE, link='a.so.1')\n"
                                 "add('pkg/bin/x', kind=tarfile.SYMTYPE, link='../lib/a.so')\n");
-  const fs::path staging = dir.path() / "staging";
-  fs::create_directories(staging);
-  EXPECT_EQ(extract_archive(archive, staging), 4u);
+  EXPECT_EQ(unpack(archive), 4u);
   EXPECT_EQ(fs::read_symlink(staging / "pkg/bin/x"), "../lib/a.so");
   EXPECT_EQ(read_file(staging / "pkg/bin/x"), "x");
 }
