@@ -51,7 +51,7 @@ fs::path plain(const fs::path& path) {
 
 // `path` without its first part when that is `member` (all of it when
 // `member` is empty); nullopt when it lies elsewhere.
-std::optional<fs::path> under(const fs::path& path, const std::string& member) {
+std::optional<fs::path> below_member(const fs::path& path, const std::string& member) {
   if (member.empty()) {
     return path;
   }
@@ -156,7 +156,7 @@ std::size_t extract_archive(const fs::path& archive_path, const fs::path& direct
              "it would be written outside " + root.string());
     }
     const fs::path inside = plain(name);
-    const auto relative = under(inside, member);
+    const auto relative = below_member(inside, member);
     if (!relative) {
       if (!inside.empty()) {
         tops.insert(inside.begin()->string());
@@ -169,7 +169,7 @@ std::size_t extract_archive(const fs::path& archive_path, const fs::path& direct
     }
     const mode_t type = libarchive().archive_entry_filetype(entry);
     if (const char* hardlink = libarchive().archive_entry_hardlink(entry); hardlink != nullptr) {
-      const auto linked = stays_inside(hardlink) ? under(plain(hardlink), member) : std::nullopt;
+      const auto linked = stays_inside(hardlink) ? below_member(plain(hardlink), member) : std::nullopt;
       if (!linked || linked->empty()) {
         refuse(std::string("a hard link to '") + hardlink + "'",
                "it would link to a file outside " + root.string());
