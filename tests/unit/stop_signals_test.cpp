@@ -1,9 +1,8 @@
 // The stop signals' wake of threads in a blocking call (StopWakesThisThread),
-// in a forked child with an alarm, so that a call left blocked fails the test
-// instead of stalling it.
+// in a child process with an alarm, so that a call left blocked fails the
+// test instead of stalling it.
 #include "base/process/stop_signals.hpp"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,35 +13,40 @@
 
 using namespace ascend_setup;
 
-// The stop came before the call (as when it lands between two reads of a
-// transfer): the call is still ended, with EINTR, and the thread sees the stop.
-TEST(StopSignals, ACallEnteredAfterTheStopIsWokenWithEintr) {
-  const pid_t tester = ::fork();
-  ASSERT_GE(tester, 0);
-  if (tester == 0) {
-    ::alarm(120);  // a bound for a call left blocked, far above the wake's 100 ms
-    install_stop_signal_handlers();
-    int fds[2];
-    if (::pipe(fds) != 0) {
-      ::_exit(3);
-    }
-    ::kill(::getpid(), SIGINT);  // handled before kill() returns
-    if (stop_signal() != SIGINT) {
-      ::_exit(4);
-    }
-    int outcome = 5;
-    std::thread reader([&] {
-      const StopWakesThisThread wakes;
-      char byte = 0;
-      const ssize_t got = ::read(fds[0], &byte, 1);  // nobody writes: only a wake ends it
-      outcome = got < 0 && errno == EINTR ? 0 : 6;
-    });
-    reader.join();
-    ::_exit(outcome);
+namespace {
+
+// In a process of its own (gtest's "threadsafe" death test runs this test
+// again from the start): the handlers and the stopper thread must be this
+// process's, not copies of an earlier test's that fork() left threadless.
+// The alarm bounds a read left blocked, far above the wake's 100 ms.
+[[noreturn]] void read_entered_after_the_stop() {
+  ::alarm(120);
+  install_stop_signal_handlers();
+  int fds[2];
+  if (::pipe(fds) != 0) {
+    ::_exit(3);
   }
-  int status = 0;
-  ASSERT_EQ(::waitpid(tester, &status, 0), tester);
-  ASSERT_TRUE(WIFEXITED(status)) << "ended by signal " << WTERMSIG(status)
-                                 << " (SIGALRM: the read was never woken)";
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+  ::kill(::getpid(), SIGINT);  // handled before kill() returns
+  if (stop_signal() != SIGINT) {
+    ::_exit(4);
+  }
+  int outcome = 5;
+  std::thread reader([&] {
+    const StopWakesThisThread wakes;
+    char byte = 0;
+    const ssize_t got = ::read(fds[0], &byte, 1);  // nobody writes: only a wake ends it
+    outcome = got < 0 && errno == EINTR ? 0 : 6;
+  });
+  reader.join();
+  ::_exit(outcome);
+}
+
+}  // namespace
+
+// The stop came before the call (as when it lands between two reads of a
+// transfer): the call is still ended, with EINTR. Without the wake the child
+// dies of its alarm.
+TEST(StopSignals, ACallEnteredAfterTheStopIsWokenWithEintr) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(read_entered_after_the_stop(), ::testing::ExitedWithCode(0), "");
 }
