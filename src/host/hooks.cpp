@@ -108,6 +108,8 @@ py::object guarded(Phase& phase, Body&& body) {
   } catch (const std::filesystem::filesystem_error& error) {
     const Error as_error = system_error(error);
     raise_layer_error(as_error.what(), as_error.exit_code(), phase);
+  } catch (const std::exception& error) {
+    raise_layer_error(std::string("internal error: ") + error.what(), exit_code::internal, phase);
   }
 }
 

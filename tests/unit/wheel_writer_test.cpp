@@ -563,6 +563,21 @@ TEST(WheelWriter, ABadWheelNameIsRefusedAsTheWheelPackageDoes) {
   EXPECT_EQ(record_path_for("a-1-2build-py3-none-any.whl"), "a-1.dist-info/RECORD");
 }
 
+// A job on the deflate workers that fails (a file that cannot be read while
+// a previous entry is checked) reaches the caller as it was thrown: its
+// kind, hence its exit code, kept.
+TEST(WheelWriter, AFailedJobOnTheWorkersKeepsItsKind) {
+  ParallelDeflater deflater(2, 6);
+  try {
+    deflater.run(
+        {[] {}, [] { throw Error("cannot read x: Permission denied", ErrorKind::local_io); }});
+    ADD_FAILURE() << "nothing thrown";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::local_io);
+    EXPECT_STREQ(error.what(), "cannot read x: Permission denied");
+  }
+}
+
 // auditwheel -z 0 writes deflate streams of stored blocks (and directory
 // entries): they are deflated again; the entries, order and metadata stay.
 TEST(WheelWriter, AuditwheelsLevelZeroOutputIsDeflatedAgainWithTheSameEntries) {

@@ -141,7 +141,8 @@ std::size_t extract_archive(const fs::path& archive_path, const fs::path& direct
                    ErrorKind::local_io);
     }
     return Error("libarchive refused to " + action + " " + path.string() + " from " + where + ": " +
-                 reason_of(writer.get()));
+                     reason_of(writer.get()),
+                 ErrorKind::bad_input);
   };
   // A warning is a failure only when the disk is full (else it is a time or
   // a mode libarchive could not set).
@@ -169,7 +170,8 @@ std::size_t extract_archive(const fs::path& archive_path, const fs::path& direct
     const char* raw_name = libarchive().archive_entry_pathname(entry);
     const fs::path name = raw_name != nullptr ? fs::path(raw_name) : fs::path();
     auto refuse = [&](const std::string& what, const std::string& why) {
-      throw Error(where + " holds " + what + ": '" + name.string() + "'; refused (" + why + ")");
+      throw Error(where + " holds " + what + ": '" + name.string() + "'; refused (" + why + ")",
+                  ErrorKind::bad_input);
     };
     if (name.empty() || !stays_inside(name)) {
       refuse("an entry with an absolute path or a `..` part",
@@ -249,7 +251,8 @@ std::size_t extract_archive(const fs::path& archive_path, const fs::path& direct
       held += (held.empty() ? "" : ", ") + top;
     }
     throw Error(where + " holds no directory " + member + " (it holds " +
-                (held.empty() ? std::string("nothing") : held) + ")");
+                    (held.empty() ? std::string("nothing") : held) + ")",
+                ErrorKind::bad_input);
   }
   return written;
 }

@@ -231,7 +231,7 @@ const Row& row_of(EnvVar var) {
       return row;
     }
   }
-  throw Error("internal error: environment variable without a registry row");
+  throw Error("internal error: environment variable without a registry row", ErrorKind::internal);
 }
 
 std::string upper(std::string text) {

@@ -27,7 +27,8 @@ void copy_entry(const fs::path& from, const fs::path& to) {
     fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
   }
   if (ec) {
-    throw Error("cannot copy " + from.string() + " to " + to.string() + ": " + ec.message());
+    throw Error("cannot copy " + from.string() + " to " + to.string() + ": " + ec.message(),
+                ErrorKind::local_io);
   }
 }
 
@@ -73,8 +74,8 @@ void check_bishengir_payload(const fs::path& source, const std::vector<std::stri
                              const std::string& origin) {
   std::error_code ec;
   if (!fs::is_directory(source, ec)) {
-    throw Error("the BishengIR payload " + source.string() + " (" + origin +
-                ") is not a directory");
+    throw Error("the BishengIR payload " + source.string() + " (" + origin + ") is not a directory",
+                ErrorKind::bad_input);
   }
   const std::vector<std::string> missing = missing_payload_parts(source, required);
   if (!missing.empty()) {
@@ -82,7 +83,8 @@ void check_bishengir_payload(const fs::path& source, const std::vector<std::stri
     for (const std::string& part : missing) {
       names += (names.empty() ? "" : ", ") + part;
     }
-    throw Error("the BishengIR payload " + source.string() + " (" + origin + ") lacks " + names);
+    throw Error("the BishengIR payload " + source.string() + " (" + origin + ") lacks " + names,
+                ErrorKind::bad_input);
   }
 }
 
