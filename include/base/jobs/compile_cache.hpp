@@ -30,14 +30,8 @@
 // The server is probed once before the build (one connect, bounded): a
 // server that does not answer is one warning line, and the build compiles
 // with the local cache only (CCACHE_REMOTE_STORAGE empty) instead of paying a
-// timeout per compile. A URL that does not parse, or a tool that cannot serve
-// it, is one usage error (exit 2).
-//
-// ASCEND_SETUP_COMPILE_CACHE_TOOL chooses the launcher: ccache (the default)
-// or sccache. sccache is a usage error for now, one line saying why: when
-// its build lacks the URL's storage (`sccache --help` lists its enabled
-// storages; Debian's sccache 0.4 is built with none), that; otherwise that
-// running sccache (its server around the build) is not done yet.
+// timeout per compile. A URL that does not parse is one usage error (exit 2).
+// ccache is the only launcher (doc/compile-cache.md says why not sccache).
 #pragma once
 
 #include <filesystem>
