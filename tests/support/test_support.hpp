@@ -216,6 +216,14 @@ class SmallDisk {
   bool mounted_ = false;
 };
 
+// What a run killed while it staged `target` (StagedReplacement under `what`)
+// leaves beside it: the staged copy as StagedReplacement names it, with the
+// pid of a process that has ended: a directory holding `file` (a relative
+// path), or without `file` a file itself, with "half\n" in it. Returns the
+// staged copy's path.
+fs::path leave_staged_copy(const fs::path& target, const std::string& what,
+                           const fs::path& file = {});
+
 // Files directly in `dir` whose names end with `suffix`, sorted.
 std::vector<fs::path> files_in(const fs::path& dir, const std::string& suffix);
 

@@ -94,6 +94,28 @@ TEST(StagedReplacement, LeftoversOfStoppedRunsAreRemovedOnlyWhenAsked) {
                                                             ".llvmx.ascend-setup-staging-1"}));
 }
 
+// The one test of the staging pattern: every name StagedReplacement gives a
+// staged copy (and the fallback's old one), whatever the target and `what`,
+// and no other name, hidden or not.
+TEST(StagedReplacement, ItsNamesAndOnlyThoseAreStagedNames) {
+  TempDir dir;
+  for (const char* target : {"bishengir", "triton-3.6.whl", ".triton", "a.ascend-setup-x"}) {
+    for (const char* what : {"staged", "part", "unpack"}) {
+      const StagedReplacement staging(dir.path() / target, what);
+      const std::string name = staging.staged().filename().string();
+      EXPECT_TRUE(ascend_setup::is_staged_name(name)) << name;
+      EXPECT_TRUE(ascend_setup::is_staged_name(name + "-old")) << name;
+      EXPECT_FALSE(ascend_setup::is_staged_name(name + "x")) << name;
+      EXPECT_FALSE(ascend_setup::is_staged_name(name.substr(1))) << name;
+    }
+  }
+  for (const char* other :
+       {".hidden", ".ascend-setup-staged-1", "..ascend-setup--1", ".x.ascend-setup-staged-",
+        ".x.ascend-setup-staged-12a", "x.whl", ".x.ascend-setup-staged-1-older", ""}) {
+    EXPECT_FALSE(ascend_setup::is_staged_name(other)) << other;
+  }
+}
+
 // A real full disk (a 1 MiB tmpfs): the Error says so, where, and how much
 // is free; its kind is local_io, so nothing retries it.
 TEST(SystemError, AFullDiskSaysSoWithWhereAndWhatIsFree) {

@@ -32,10 +32,15 @@ void copy_entry(const fs::path& from, const fs::path& to) {
   }
 }
 
-// A new `target` filled by `fill`, then swapped in whole.
+constexpr const char* kStaging = "staged";
+
+// A new `target` filled by `fill`, then swapped in whole; the staged copies
+// a killed run left beside it removed first (the caller holds the lock that
+// keeps other writers of `target` out).
 template <typename Fill>
 void stage_and_replace(const fs::path& target, Fill fill) {
-  StagedReplacement staging(target, "staged");
+  StagedReplacement::remove_leftovers(target, kStaging);
+  StagedReplacement staging(target, kStaging);
   fill(staging.staged());
   staging.commit();
 }

@@ -626,7 +626,8 @@ bool is_dir_following(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-// os.walk(base_dir) top-down with sorted directory and file names.
+// os.walk(base_dir) top-down with sorted directory and file names, staged
+// copies left out.
 void walk(const std::string& root, const std::string& relative, const std::string& record_path,
           std::vector<WalkedFile>& files, std::vector<WalkedFile>& deferred) {
   DIR* dir = ::opendir(root.c_str());
@@ -640,8 +641,8 @@ void walk(const std::string& root, const std::string& relative, const std::strin
   std::vector<std::string> names;
   while (const dirent* item = ::readdir(dir)) {
     const std::string name = item->d_name;
-    if (name == "." || name == "..") {
-      continue;
+    if (name == "." || name == ".." || is_staged_name(name)) {
+      continue;  // a staged copy a killed run left is no content
     }
     (is_dir_following(root + "/" + name) ? directories : names).push_back(name);
   }
