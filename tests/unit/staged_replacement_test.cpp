@@ -106,7 +106,7 @@ TEST(StagedReplacement, ItsNamesAndOnlyThoseAreStagedNames) {
       EXPECT_TRUE(ascend_setup::is_staged_name(name)) << name;
       EXPECT_TRUE(ascend_setup::is_staged_name(name + "-old")) << name;
       EXPECT_FALSE(ascend_setup::is_staged_name(name + "x")) << name;
-      EXPECT_FALSE(ascend_setup::is_staged_name(name.substr(1))) << name;
+      EXPECT_FALSE(ascend_setup::is_staged_name(name.substr(name.rfind(".ascend-setup-")))) << name;
     }
   }
   for (const char* other :

@@ -580,7 +580,8 @@ TEST(WheelWriter, StagedCopiesAKilledRunLeftAreNeverPacked) {
   const fs::path wheel = dir.path() / "native" / wheel_name;
   const auto stats = native_write(base, wheel, zip_deflated, 1700000000);
   std::vector<std::string> names;
-  for (const auto& entry : ZipReader(wheel).entries()) {
+  const ZipReader zip(wheel);
+  for (const auto& entry : zip.entries()) {
     names.push_back(entry.name);
   }
   EXPECT_TRUE(contains(names, "demo/backend/bishengir/bin/bishengir-opt"));
