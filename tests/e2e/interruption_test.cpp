@@ -192,7 +192,7 @@ bool process_gone(pid_t pid) {
 
 // Waits until `ready()` holds or the run ended, two minutes at most (a guard
 // against a hang, not a timing check); true when ready.
-bool wait_until(BackgroundRun& run, const std::function<bool()>& ready) {
+bool wait_while_running(BackgroundRun& run, const std::function<bool()>& ready) {
   for (int i = 0; i < 2400; ++i) {
     if (ready()) {
       return true;
@@ -493,7 +493,8 @@ TEST_F(InterruptionTest, StopWhileWaitingForTheLockWritesNothing) {
   ASSERT_GE(fd, 0);
   ASSERT_EQ(::flock(fd, LOCK_EX), 0);
   BackgroundRun waiting({"--apply-patches"}, tree, env, dir.path() / "waiting");
-  ASSERT_TRUE(wait_until(waiting, [&] { return contains(waiting.err(), "waiting for the lock"); }))
+  ASSERT_TRUE(
+      wait_while_running(waiting, [&] { return contains(waiting.err(), "waiting for the lock"); }))
       << "the run did not wait for the lock: " << waiting.err();
   waiting.signal(SIGTERM);
   EXPECT_EQ(waiting.wait(), 128 + SIGTERM) << waiting.err();
@@ -692,7 +693,7 @@ TEST_F(InterruptionTest, StopDuringConfigureKeepsThePatchesAndTheRerunConfigures
     hanging["HANG_IN_CONFIGURE"] = hung.string();
     BackgroundRun run({"bdist_wheel"}, tree, hanging,
                       dir.path() / ("configure-" + std::to_string(number)));
-    ASSERT_TRUE(wait_until(run, [&] { return pid_in(hung) > 0; })) << run.err();
+    ASSERT_TRUE(wait_while_running(run, [&] { return pid_in(hung) > 0; })) << run.err();
     const auto sources = source_mtimes(tree);
     run.signal(number);
     EXPECT_EQ(run.wait(), 128 + number) << run.err();
@@ -763,7 +764,7 @@ TEST_F(InterruptionTest, StopDuringCompileKeepsFinishedObjectsAndTheRerunCompile
       }
       return objects;
     };
-    ASSERT_TRUE(wait_until(run, [&] {
+    ASSERT_TRUE(wait_while_running(run, [&] {
       std::error_code absent;
       for (const auto& entry : fs::directory_iterator(tree / "build", absent)) {
         if (entry.path().filename().string().rfind("cmake.", 0) == 0) {
@@ -862,7 +863,7 @@ TEST_F(InterruptionTest, StopDuringPackingLeavesNoWheelAndTheRerunCompilesNothin
     holding["FAIL_WRITE_HOLD"] = gate.string();
     BackgroundRun run({"bdist_wheel"}, tree, holding,
                       dir.path() / ("pack-" + std::to_string(number)));
-    ASSERT_TRUE(wait_until(run, [&] { return fs::exists(gate / "holding"); })) << run.err();
+    ASSERT_TRUE(wait_while_running(run, [&] { return fs::exists(gate / "holding"); })) << run.err();
     ASSERT_TRUE(contains(run.err(), "(native writer)")) << run.err();
     ASSERT_EQ(staged_in(tree / "dist").size(), 1u) << run.err();
     run.signal(number);
@@ -902,7 +903,7 @@ TEST_F(InterruptionTest,
     const std::string previous_bytes = previous.empty() ? "" : read_file(previous[0]);
     BackgroundRun run({"bdist_wheel"}, tree, hanging,
                       dir.path() / ("repair-" + std::to_string(number)));
-    ASSERT_TRUE(wait_until(run, [&] { return pid_in(hung) > 0; })) << run.err();
+    ASSERT_TRUE(wait_while_running(run, [&] { return pid_in(hung) > 0; })) << run.err();
     run.signal(number);
     EXPECT_EQ(run.wait(), 128 + number) << run.err();
     end_group_of(pid_in(hung));

@@ -527,14 +527,12 @@ TEST_F(HostileArchiveTest, LinksThatLeaveThroughEarlierOrLaterLinksAreRefused) {
   auto says = [](const std::string& message, const std::string& what) {
     EXPECT_NE(message.find(what), std::string::npos) << message;
   };
-  says(expect_refused(make("chain-top", chain +
-                                            "add('pkg/a', kind=tarfile.SYMTYPE, "
-                                            "link='c/b/c/b/c/b/c/b/../../../../outside')\n")),
+  says(expect_refused(make("chain-top", chain + "add('pkg/a', kind=tarfile.SYMTYPE, "
+                                                "link='c/b/c/b/c/b/c/b/../../../../outside')\n")),
        "holds a symlink to 'c/b/c/b/c/b/c/b/../../../../outside': 'pkg/a'; refused (it would "
        "point outside the directory");
-  expect_refused(make("chain-lib", chain +
-                                       "add('pkg/lib/escape', kind=tarfile.SYMTYPE, "
-                                       "link='../c/b/c/b/c/b/c/b/../../../../outside')\n"));
+  expect_refused(make("chain-lib", chain + "add('pkg/lib/escape', kind=tarfile.SYMTYPE, "
+                                           "link='../c/b/c/b/c/b/c/b/../../../../outside')\n"));
   // Inside when it is unpacked; a later link turns `b/..` into the top's parent.
   says(expect_refused(make("redirected",
                            "add('pkg/a', kind=tarfile.SYMTYPE, link='b/../../x')\n"

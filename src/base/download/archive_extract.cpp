@@ -5,12 +5,12 @@
 #include "base/process/stop_signals.hpp"
 #include "base/util/system_error.hpp"
 
+#include <sys/stat.h>
 #include <cstring>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
-#include <sys/stat.h>
 
 namespace fs = std::filesystem;
 
@@ -169,7 +169,8 @@ std::size_t extract_archive(const fs::path& archive_path, const fs::path& direct
     }
     const mode_t type = libarchive().archive_entry_filetype(entry);
     if (const char* hardlink = libarchive().archive_entry_hardlink(entry); hardlink != nullptr) {
-      const auto linked = stays_inside(hardlink) ? below_member(plain(hardlink), member) : std::nullopt;
+      const auto linked =
+          stays_inside(hardlink) ? below_member(plain(hardlink), member) : std::nullopt;
       if (!linked || linked->empty()) {
         refuse(std::string("a hard link to '") + hardlink + "'",
                "it would link to a file outside " + root.string());
