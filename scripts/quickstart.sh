@@ -65,8 +65,8 @@ test_packages=(
   # smart HTTP behind nginx, the test CA.
   tinyproxy fcgiwrap openssl
   # The shared compile cache (tests/e2e/compile_cache_e2e_test.cpp, bench/run
-  # compile-cache): redis for ccache's remote storage; sccache's storages checked.
-  redis-server sccache
+  # compile-cache): redis for ccache's remote storage.
+  redis-server
   # The portable build (scripts/build-static-deps.sh: Debian's sources and
   # the static archives it links) and its wheel's policy check.
   dpkg-dev libssh2-1-dev libhttp-parser-dev liblzma-dev python3-pyelftools

@@ -1,9 +1,9 @@
 #include "host/hooks.hpp"
 
 #include "base/jobs/job_limits.hpp"
-#include "base/tree/run_start.hpp"
 #include "base/layer/environment.hpp"
 #include "base/process/stop_signals.hpp"
+#include "base/tree/run_start.hpp"
 #include "base/util/error.hpp"
 #include "base/util/log.hpp"
 #include "base/util/system_error.hpp"
@@ -45,6 +45,7 @@ struct Session {
   std::filesystem::path setup_py;
   SetupCall call;
   bool prepared = false;
+  std::optional<FileLock> build_lock;  // from prepare() until setup() has built
 };
 std::optional<Session>& session() {
   static std::optional<Session> current;
@@ -108,6 +109,8 @@ py::object guarded(Phase& phase, Body&& body) {
   } catch (const std::filesystem::filesystem_error& error) {
     const Error as_error = system_error(error);
     raise_layer_error(as_error.what(), as_error.exit_code(), phase);
+  } catch (const std::exception& error) {
+    raise_layer_error(std::string("internal error: ") + error.what(), exit_code::internal, phase);
   }
 }
 
@@ -137,7 +140,8 @@ std::filesystem::path caller_setup_py(const py::dict& globals) {
   const std::filesystem::path setup_py =
       std::filesystem::weakly_canonical(std::filesystem::absolute(named), ec);
   if (ec || !std::filesystem::is_regular_file(setup_py)) {
-    throw Error("the setup.py that called the hook, " + named.string() + ", is not a file");
+    throw Error("the setup.py that called the hook, " + named.string() + ", is not a file",
+                ErrorKind::bad_input);
   }
   return setup_py;
 }
@@ -157,7 +161,7 @@ Session& session_of(const py::dict& globals) {
   call.tree_root = root;
   call.profile = std::move(profile);
   call.restore_command = "python -m ascend_setup --restore-sources";
-  current.emplace(Session{setup_py, std::move(call), false});
+  current.emplace(Session{setup_py, std::move(call), false, std::nullopt});
   spdlog::debug("ascend_setup.hooks: the tree {} (its setup.py called the hooks)", root.string());
   return *current;
 }
@@ -176,6 +180,8 @@ void prepare_session(Session& current) {
     spdlog::debug("ascend_setup.hooks: prepare() ran already for this tree");
     return;
   }
+  // Held until setup() has built (call_setup_with_layer), or the process ends.
+  current.build_lock.emplace(lock_build(current.call.tree_root));
   prepare_build(current.call.tree_root, *current.call.profile, compiles(setup_arguments()));
   sync_os_environ();  // MAX_JOBS and the link jobs where unset
   current.prepared = true;
@@ -227,6 +233,7 @@ py::object call_setup_with_layer(Activation& activation, const py::kwargs& kwarg
         apply_layer(current.call, setup_namespace(activation.globals), py::dict(kwargs));
     phase = Phase::calling_setup;
     py::object dist = build_with_layer(current.call, activation.real_setup, rewritten);
+    current.build_lock.reset();
     activation.globals[py::str("dist")] = dist;
     return dist;
   });

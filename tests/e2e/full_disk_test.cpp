@@ -1,8 +1,12 @@
 // A full disk in the build directory or in dist/ (a small tmpfs the test
-// mounts there, always unmounted): one line that says the disk is full, where
-// and, when known, how much the step needed; exit 3; nothing partial in dist/;
-// the sources as a stop leaves them (patching rolled back, finished patches
-// kept); the rerun with room goes on.
+// mounts there, always unmounted): where ascend-setup's own write fails, one
+// line that says the disk is full, where and, when known, how much the step
+// needed, exit 3; where a tool's write fails (cmake, the compiler,
+// auditwheel), that tool's failure, its own output saying why; nothing
+// partial in dist/; the sources as a stop leaves them (patching rolled back,
+// finished patches kept); the rerun with room goes on. A nearly full disk is
+// never a reason by itself: a compile error stays one.
+#include "base/util/error.hpp"
 #include "base/util/strings.hpp"
 #include "test_support.hpp"
 
@@ -33,6 +37,17 @@ class FullDiskTest : public ExampleTreeTest {
     EXPECT_TRUE(tool_traceback || !contains(run.err, "Traceback")) << run.err;
     EXPECT_FALSE(contains(run.err, "File \"setup.py\"")) << run.err;
     EXPECT_FALSE(contains(run.err, "exited with")) << run.err;
+  }
+
+  // A tool that failed (`code`), its output saying the disk is full
+  // (strerror(ENOSPC)), and no claim of ascend-setup's own that it is.
+  static void expect_tool_failure(const ascend_setup::ProcessResult& run, int code,
+                                  const std::string& line) {
+    EXPECT_EQ(run.exit_code, code) << run.err;
+    EXPECT_TRUE(contains(run.out + run.err, "No space left on device")) << run.out << run.err;
+    EXPECT_FALSE(contains(run.err, "the disk is full")) << run.err;
+    EXPECT_EQ(lines_with(run.err, "ascend-setup: error: ").size(), 1u) << run.err;
+    EXPECT_TRUE(contains(run.err, line)) << run.err;
   }
 
   // Every file directly in `directory` but the disk's filler.
@@ -72,8 +87,9 @@ TEST_F(FullDiskTest, FullDistWhilePackingKeepsThePreviousWheelWhole) {
   EXPECT_TRUE(contains(again.err, "build summary: 0 objects compiled")) << again.err;
 }
 
-// dist/ full while auditwheel repairs (its output does not fit): the built
-// wheel and the previous repaired one stay whole, no partial repaired wheel.
+// dist/ full while auditwheel repairs (its output does not fit): auditwheel's
+// failure, the built wheel and the previous repaired one stay whole, no
+// partial repaired wheel.
 TEST_F(FullDiskTest, FullDistWhileRepairingKeepsTheWheels_AuditwheelStandIn) {
   env["PATH"] = path_with_stand_ins();
   env["IS_MANYLINUX"] = "1";
@@ -95,8 +111,8 @@ TEST_F(FullDiskTest, FullDistWhileRepairingKeepsTheWheels_AuditwheelStandIn) {
   disk.fill(std::stoull(stored) * 3 / 2);
 
   const auto full = host({"bdist_wheel"});
-  expect_full_disk(full, "cannot repair ", true);
-  EXPECT_TRUE(contains(full.err, "the original wheel stays at ")) << full.err;
+  expect_tool_failure(full, 3, "auditwheel repair of ");
+  EXPECT_TRUE(contains(full.err, "the original wheel stays")) << full.err;
   EXPECT_EQ(read_file(repaired[0]), previous);
   const auto names = listing(tree / "dist");
   ASSERT_EQ(names.size(), 2u) << "a partial wheel was left: " << ascend_setup::join(names);
@@ -121,10 +137,10 @@ TEST_F(FullDiskTest, FullBuildDirectoryWhilePatchingLeavesTheSourcesUntouched) {
 }
 
 // The cmake build directory (TRITON_BUILD_DIR, as upstream's get_cmake_dir
-// reads it) full during configure, then during compile: the full disk in one
-// line instead of the failed cmake call (cmake's and the compiler's own output
-// stays above it); the patches stay applied, the rerun with room builds.
-TEST_F(FullDiskTest, FullBuildDirectoryDuringConfigureAndCompileSaysSo) {
+// reads it) full during configure, then during compile: the failed cmake
+// call, cmake's and the compiler's own output saying why above it; the
+// patches stay applied, the rerun with room builds.
+TEST_F(FullDiskTest, FullBuildDirectoryDuringConfigureAndCompileIsTheToolsFailure) {
   const fs::path build_dir = dir.path() / "cmake-build";
   env["TRITON_BUILD_DIR"] = build_dir.string();
   env["TRITON_BUILD_WITH_CCACHE"] = "OFF";
@@ -132,8 +148,7 @@ TEST_F(FullDiskTest, FullBuildDirectoryDuringConfigureAndCompileSaysSo) {
 
   disk.fill(8 << 10);
   const auto configure = host({"bdist_wheel"});
-  expect_full_disk(configure, "cannot run `cmake " + tree.string());
-  EXPECT_TRUE(contains(configure.err, " in " + build_dir.string() + " (")) << configure.err;
+  expect_tool_failure(configure, 1, "ascend-setup: error: `cmake ");
   EXPECT_FALSE(fs::exists(tree / "dist"));
 
   fs::remove(build_dir / ".filler");
@@ -153,8 +168,24 @@ TEST_F(FullDiskTest, FullBuildDirectoryDuringConfigureAndCompileSaysSo) {
   ASSERT_EQ(wheel.size(), 1u);
   const std::string previous = read_file(wheel[0]);
   const auto compile = host({"bdist_wheel"});
-  expect_full_disk(compile, "cannot run `cmake --build .");
+  expect_tool_failure(compile, 1, "ascend-setup: error: `cmake --build");
   EXPECT_EQ(read_file(wheel[0]), previous);
+}
+
+// A compile error while the temporary directory is a small tmpfs nearly
+// full (less than 5 % and 256 MiB free, as on many CI machines): the
+// compile error it is, exit 1, never "the disk is full".
+TEST_F(FullDiskTest, ACompileErrorBesideANearlyFullDiskIsACompileError) {
+  const SmallDisk tmp(dir.path() / "tmp", "64m");
+  tmp.fill(3 << 20);
+  env["TMPDIR"] = tmp.path().string();
+  write_file(tree / "python/src/main.cc",
+             "#error broken on purpose\n" + read_file(tree / "python/src/main.cc"));
+  const auto broken = host({"bdist_wheel"});
+  EXPECT_EQ(broken.exit_code, ascend_setup::exit_code::python_error) << broken.err;
+  EXPECT_TRUE(contains(broken.out + broken.err, "broken on purpose")) << broken.out << broken.err;
+  EXPECT_FALSE(contains(broken.err, "the disk is full")) << broken.err;
+  EXPECT_EQ(lines_with(broken.err, "ascend-setup: error: ").size(), 1u) << broken.err;
 }
 
 }  // namespace

@@ -300,6 +300,34 @@ TEST_F(NpuirTest, NestedRepoHoldingCMakeListsIsKept_StandInNpuIrRepo) {
   EXPECT_EQ(head_of(npuir / "third-party/shmem"), recorded["shmem"]);
 }
 
+// A run killed while it copied the payload into build_lib left its staged
+// copy there, which install_lib would copy into the bdist directory: the next
+// build removes it, and its wheel holds nothing of it.
+TEST_F(NpuirTest, AKilledRunsStagedPayloadIsRemovedAndNeverPacked_StandInPayload) {
+  const fs::path mine = dir.path() / "my-bishengir";
+  write_file(mine / "bin/bishengir-compile", "#!/bin/sh\n");
+  write_file(mine / "bin/bishengir-opt", "#!/bin/sh\n");
+  write_file(mine / "lib/mine.bc", "mine\n");
+  env["TRITON_BUILD_NPUIR"] = "OFF";
+  env["TRITON_ASCEND_BISHENGIR_PATH"] = mine.string();
+  const auto first = host({"build_py"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const fs::path copied = build_lib() / "triton/backends/ascend/backend/bishengir";
+  ASSERT_TRUE(fs::exists(copied / "lib/mine.bc"));
+  const fs::path left = leave_staged_copy(copied, "staged", "lib/half.bc");
+
+  const auto result = host({"bdist_wheel"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_FALSE(fs::exists(left)) << "the staged copy a killed run left is still there";
+  const auto wheels = files_in(tree / "dist", ".whl");
+  ASSERT_EQ(wheels.size(), 1u);
+  const auto members = wheel_members(wheels[0]);
+  EXPECT_TRUE(contains(members, "644 triton/backends/ascend/backend/bishengir/lib/mine.bc"));
+  for (const std::string& member : members) {
+    EXPECT_FALSE(contains(member, "ascend-setup-") || contains(member, "half.bc")) << member;
+  }
+}
+
 TEST_F(NpuirTest, PayloadMissingAPartIsExit3NamingIt_StandInPayload) {
   const fs::path mine = dir.path() / "my-bishengir";
   write_file(mine / "bin/bishengir-compile", "#!/bin/sh\n");

@@ -1,21 +1,25 @@
 #include "test_support.hpp"
 
 #include "base/layer/profile.hpp"
+#include "base/util/staged_replacement.hpp"
 #include "base/util/whole_file.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace test_support {
@@ -546,6 +550,34 @@ void SmallDisk::fill(std::uint64_t leave) const {
   const int rc = ::posix_fallocate(fd, 0, static_cast<off_t>(free_bytes - leave));
   ::close(fd);
   ASSERT_EQ(rc, 0) << std::strerror(rc);
+}
+
+fs::path leave_staged_copy(const fs::path& target, const std::string& what, const fs::path& file) {
+  const pid_t ended = ::fork();
+  if (ended == 0) {
+    ::_exit(0);
+  }
+  int status = 0;
+  EXPECT_EQ(::waitpid(ended, &status, 0), ended);
+  const ascend_setup::StagedReplacement staging(target, what);  // named as the run names it
+  const std::string name = staging.staged().filename().string();
+  const std::string pid = std::to_string(::getpid());
+  EXPECT_TRUE(name.ends_with("-" + pid)) << name;
+  const fs::path left = staging.staged().parent_path() /
+                        (name.substr(0, name.size() - pid.size()) + std::to_string(ended));
+  write_file(file.empty() ? left : left / file, "half\n");
+  return left;
+}
+
+bool wait_until(const std::function<bool()>& ready, int seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (!ready()) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
 }
 
 std::vector<std::string> lines_with(const std::string& text, const std::string& part) {

@@ -187,6 +187,10 @@ std::string path_with_recording_git(const fs::path& bin, const fs::path& log);
 bool contains(const std::vector<std::string>& items, const std::string& item);
 bool contains(const std::string& text, const std::string& part);
 
+// Polls `ready` every 20 ms for at most `seconds` (a guard against a hang,
+// not a timing check); true once it holds.
+bool wait_until(const std::function<bool()>& ready, int seconds);
+
 // The lines of `text` that hold `part`, in order.
 std::vector<std::string> lines_with(const std::string& text, const std::string& part);
 
@@ -221,6 +225,14 @@ class SmallDisk {
   fs::path dir_;
   bool mounted_ = false;
 };
+
+// What a run killed while it staged `target` (StagedReplacement under `what`)
+// leaves beside it: the staged copy as StagedReplacement names it, with the
+// pid of a process that has ended: a directory holding `file` (a relative
+// path), or without `file` a file itself, with "half\n" in it. Returns the
+// staged copy's path.
+fs::path leave_staged_copy(const fs::path& target, const std::string& what,
+                           const fs::path& file = {});
 
 // Files directly in `dir` whose names end with `suffix`, sorted.
 std::vector<fs::path> files_in(const fs::path& dir, const std::string& suffix);

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <set>
+#include <tuple>
 
 namespace fs = std::filesystem;
 
@@ -32,7 +33,7 @@ BuildSummary summary_of_a_build(const fs::path& build_dir, WallClock::time_point
              "420\t900\t3\tlib/libtriton.so\tx4\n");
   build_summary() = BuildSummary{};
   build_summary().phases.push_back({BuildPhase::configure, start - std::chrono::seconds(2), 1.5});
-  add_ninja_run(build_dir, before, start, 1.0);
+  add_ninja_run(build_dir, before, start);
   build_summary().phases.push_back({BuildPhase::pack, start + std::chrono::seconds(1), 0.25});
   return build_summary();
 }
@@ -88,6 +89,47 @@ TEST(BuildTrace, EveryJobAndEveryPhaseIsACompleteEvent) {
       EXPECT_EQ(event["ts"].get<long long>(), micros(start - std::chrono::seconds(2)));
     }
   }
+}
+
+// A link that ran while compiles did (a static library of one target while
+// another target's objects compile) is drawn where it ran, overlapping the
+// compile on a phase lane of its own, never as a block after the compiles;
+// the jobs' lanes come after the phases'.
+TEST(BuildTrace, ALinkDuringTheCompilesOverlapsThemOnALaneOfItsOwn) {
+  TempDir dir;
+  write_file(dir.path() / ".ninja_log", "# ninja log v5\n");
+  const NinjaLogEntries before = ninja_log_entries(dir.path());
+  write_file(dir.path() / ".ninja_log",
+             "# ninja log v5\n0\t500\t1\tCMakeFiles/a.dir/a.cpp.o\tx1\n"
+             "50\t600\t1\tCMakeFiles/b.dir/b.cpp.o\tx2\n100\t300\t2\tlib/liba.a\tx3\n"
+             "600\t900\t3\tlib/libb.so\tx4\n");
+  build_summary() = BuildSummary{};
+  const WallClock::time_point start = WallClock::now();
+  add_ninja_run(dir.path(), before, start);
+  const nlohmann::json trace = build_trace(build_summary(), {});
+  std::vector<std::tuple<std::string, long long, long long, int>> phases;
+  int first_job_lane = 1 << 20;
+  std::map<int, std::string> lane_names;
+  for (const auto& event : trace["traceEvents"]) {
+    if (event["ph"] == "M" && event.contains("tid")) {
+      lane_names[event["tid"].get<int>()] = event["args"]["name"].get<std::string>();
+    } else if (event["ph"] == "X" && event["cat"] == "phase") {
+      phases.emplace_back(event["name"].get<std::string>(),
+                          event["ts"].get<long long>() - micros(start),
+                          event["dur"].get<long long>(), event["tid"].get<int>());
+    } else if (event["ph"] == "X") {
+      first_job_lane = std::min(first_job_lane, event["tid"].get<int>());
+    }
+  }
+  // The compile from 0 to 600 ms on lane 0; the static library's link from
+  // 100 to 300 ms beside it on lane 1; the last link from 600 to 900 ms.
+  const std::vector<std::tuple<std::string, long long, long long, int>> expected = {
+      {"compile", 0, 600000, 0}, {"link", 100000, 200000, 1}, {"link", 600000, 300000, 0}};
+  EXPECT_EQ(phases, expected) << trace.dump(1);
+  EXPECT_EQ(lane_names[0], "phases");
+  EXPECT_EQ(lane_names[1], "phases 2");
+  EXPECT_EQ(first_job_lane, 2);
+  EXPECT_EQ(lane_names[2], "ninja job lane 1");
 }
 
 // compile_commands.json maps ccache's sources to ninja's outputs: by its

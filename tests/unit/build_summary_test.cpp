@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 namespace {
 
 using namespace ascend_setup;
@@ -51,9 +53,9 @@ TEST(BuildSummary, TheCompileCacheLineOnlyWhenCompilesWentThroughIt) {
             std::string::npos);
 }
 
-// A ninja run's jobs keep the run's start; the wall time its link jobs ran
-// (two in parallel counted once) is the link span, the rest of the run the
-// compile span, both named in the line.
+// A ninja run's jobs keep the run's start; the spans are ninja's intervals:
+// the link span where link jobs ran (two in parallel counted once), the
+// compile span where the other jobs ran, both named in the line.
 TEST(BuildSummary, ANinjaRunSplitsIntoCompileAndLinkSpans) {
   TempDir dir;
   write_file(dir.path() / ".ninja_log", "# ninja log v5\n0\t10\t1\tCMakeFiles/x.dir/a.cpp.o\tx1\n");
@@ -64,7 +66,7 @@ TEST(BuildSummary, ANinjaRunSplitsIntoCompileAndLinkSpans) {
              "1000\t1300\t3\tbin/tool\tx4\n");
   build_summary() = BuildSummary{};
   const WallClock::time_point start = WallClock::now();
-  add_ninja_run(dir.path(), before, start, 2.0);
+  add_ninja_run(dir.path(), before, start);
   const BuildSummary& summary = build_summary();
   ASSERT_EQ(summary.jobs.size(), 3u);
   EXPECT_EQ(summary.jobs[0].output, "CMakeFiles/x.dir/b.cpp.o");
@@ -73,12 +75,55 @@ TEST(BuildSummary, ANinjaRunSplitsIntoCompileAndLinkSpans) {
   EXPECT_EQ(summary.jobs[2].end_ms, 1400);
   EXPECT_EQ(summary.jobs[2].run_start, start);
   EXPECT_DOUBLE_EQ(summary.seconds(BuildPhase::link), 0.5);
-  EXPECT_DOUBLE_EQ(summary.seconds(BuildPhase::compile), 1.5);
+  EXPECT_DOUBLE_EQ(summary.seconds(BuildPhase::compile), 0.895);
+  EXPECT_FALSE(summary.overlap(BuildPhase::compile, BuildPhase::link));
   EXPECT_EQ(summary.build_dir, dir.path());
   build_summary().any = true;
   const std::string line = format_build_summary(summary);
-  EXPECT_NE(line.find("compile 1.5 s, link 0.5 s"), std::string::npos) << line;
+  EXPECT_NE(line.find("compile 0.9 s, link 0.5 s"), std::string::npos) << line;
   EXPECT_EQ(line.find("download"), std::string::npos) << "no download ran: " << line;
+}
+
+// Links interleave with compiles: a static library links while objects of
+// another target compile. The spans are where the jobs ran, not a link
+// block drawn after the compiles, and the summary, which cannot split one
+// second between two phases, says "compile and link" for their union.
+TEST(BuildSummary, ALinkDuringTheCompilesIsSaidAsCompileAndLink) {
+  TempDir dir;
+  write_file(dir.path() / ".ninja_log", "# ninja log v5\n");
+  const NinjaLogEntries before = ninja_log_entries(dir.path());
+  write_file(dir.path() / ".ninja_log",
+             "# ninja log v5\n0\t500\t1\tCMakeFiles/a.dir/a.cpp.o\tx1\n"
+             "50\t600\t1\tCMakeFiles/b.dir/b.cpp.o\tx2\n100\t300\t2\tlib/liba.a\tx3\n"
+             "600\t900\t3\tlib/libb.so\tx4\n1000\t1200\t4\tCMakeFiles/c.dir/c.cpp.o\tx5\n"
+             "1201\t1300\t4\tCMakeFiles/c.dir/d.cpp.o\tx6\n");
+  build_summary() = BuildSummary{};
+  const WallClock::time_point start = WallClock::now();
+  add_ninja_run(dir.path(), before, start);
+  BuildSummary& summary = build_summary();
+  const auto at = [&](long long ms) {
+    return start + std::chrono::duration_cast<WallClock::duration>(std::chrono::milliseconds(ms));
+  };
+  std::vector<std::tuple<BuildPhase, WallClock::time_point, double>> spans;
+  for (const PhaseSpan& span : summary.phases) {
+    spans.emplace_back(span.phase, span.start, span.seconds);
+  }
+  const std::vector<std::tuple<BuildPhase, WallClock::time_point, double>> expected = {
+      {BuildPhase::compile, at(0), 0.6},
+      {BuildPhase::compile, at(1000), 0.3},  // ninja's moment between two jobs included
+      {BuildPhase::link, at(100), 0.2},
+      {BuildPhase::link, at(600), 0.3}};
+  EXPECT_EQ(spans, expected);
+  EXPECT_TRUE(summary.overlap(BuildPhase::compile, BuildPhase::link));
+  summary.any = true;
+  const std::string line = format_build_summary(summary);
+  // [0, 900] and [1000, 1300]: 1.2 s.
+  EXPECT_NE(line.find("configure 0.0 s, compile and link 1.2 s, pack 0.0 s"), std::string::npos)
+      << line;
+  const std::string table = format_build_summary_markdown(summary);
+  EXPECT_NE(table.find("| compile and link | 1.2 s |\n"), std::string::npos) << table;
+  EXPECT_EQ(table.find("| compile |"), std::string::npos) << table;
+  EXPECT_EQ(table.find("| link |"), std::string::npos) << table;
 }
 
 // GitHub's step summary: a Markdown table (a |---| row) with every phase.

@@ -23,7 +23,7 @@ Error error_of(const std::function<void()>& call) {
     return error;
   }
   ADD_FAILURE() << "no Error thrown";
-  return Error("");
+  return Error("", ErrorKind::internal);
 }
 
 TEST(LoadedLibrary, AFunctionIsTheLibrarysOwn) {

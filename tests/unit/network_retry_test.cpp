@@ -30,7 +30,8 @@ TEST(Retry, FailuresAreTriedAgainUpToTheAttemptsThenTheLastErrorIsThrown) {
 TEST(Retry, OnlyTheNetworkIsTriedAgainNotAStopALocalFailureOrBadInput) {
   for (const Error& thrown :
        {Error::stopped("stopped", 143), Error("disk full", ErrorKind::local_io),
-        Error("no such branch"), Error("conflict", ErrorKind::patch_conflict)}) {
+        Error("no such branch", ErrorKind::bad_input),
+        Error("conflict", ErrorKind::patch_conflict)}) {
     int calls = 0;
     EXPECT_THROW(with_retries({5, std::chrono::milliseconds(0)}, "x",
                               [&] {

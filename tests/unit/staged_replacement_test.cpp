@@ -1,4 +1,5 @@
 #include "base/util/staged_replacement.hpp"
+#include "base/launch/main_guard.hpp"
 #include "base/util/error.hpp"
 #include "base/util/system_error.hpp"
 #include "base/util/whole_file.hpp"
@@ -71,7 +72,7 @@ TEST(StagedReplacement, WithoutCommitTheTargetStaysAndTheStagedCopyGoes) {
   try {
     StagedReplacement staging(target, "staged");
     write_file(staging.staged() / "file", "half");
-    throw Error("a failed copy");
+    throw Error("a failed copy", ErrorKind::local_io);
   } catch (const Error&) {
   }
   EXPECT_EQ(read_file(target / "file"), "old");
@@ -91,6 +92,28 @@ TEST(StagedReplacement, LeftoversOfStoppedRunsAreRemovedOnlyWhenAsked) {
   StagedReplacement::remove_leftovers(target, "staging");
   EXPECT_EQ(names_in(dir.path()), (std::vector<std::string>{".llvm.ascend-setup-other-12345",
                                                             ".llvmx.ascend-setup-staging-1"}));
+}
+
+// The one test of the staging pattern: every name StagedReplacement gives a
+// staged copy (and the fallback's old one), whatever the target and `what`,
+// and no other name, hidden or not.
+TEST(StagedReplacement, ItsNamesAndOnlyThoseAreStagedNames) {
+  TempDir dir;
+  for (const char* target : {"bishengir", "triton-3.6.whl", ".triton", "a.ascend-setup-x"}) {
+    for (const char* what : {"staged", "part", "unpack"}) {
+      const StagedReplacement staging(dir.path() / target, what);
+      const std::string name = staging.staged().filename().string();
+      EXPECT_TRUE(ascend_setup::is_staged_name(name)) << name;
+      EXPECT_TRUE(ascend_setup::is_staged_name(name + "-old")) << name;
+      EXPECT_FALSE(ascend_setup::is_staged_name(name + "x")) << name;
+      EXPECT_FALSE(ascend_setup::is_staged_name(name.substr(name.rfind(".ascend-setup-")))) << name;
+    }
+  }
+  for (const char* other :
+       {".hidden", ".ascend-setup-staged-1", "..ascend-setup--1", ".x.ascend-setup-staged-",
+        ".x.ascend-setup-staged-12a", "x.whl", ".x.ascend-setup-staged-1-older", ""}) {
+    EXPECT_FALSE(ascend_setup::is_staged_name(other)) << other;
+  }
 }
 
 // A real full disk (a 1 MiB tmpfs): the Error says so, where, and how much
@@ -140,6 +163,19 @@ TEST(ErrorKinds, OnlyTheNetworkIsRetriedAndEachKindHasItsExitCode) {
   EXPECT_EQ(Error("x", ErrorKind::python).exit_code(), 1);
   EXPECT_EQ(Error::stopped("x", 143).exit_code(), 143);
   EXPECT_EQ(Error::stopped("x", 143).kind(), ErrorKind::stopped);
+}
+
+// What cannot happen unless ascend-setup (or a library it calls) is wrong
+// has a kind and an exit code of its own, not bad input's 3 nor Python's 1;
+// so has any exception that is no Error when it reaches main.
+TEST(ErrorKinds, AnInternalFailureHasItsOwnExitCode) {
+  EXPECT_EQ(Error("x", ErrorKind::internal).exit_code(), ascend_setup::exit_code::internal);
+  EXPECT_EQ(ascend_setup::exit_code::internal, 70);
+  EXPECT_FALSE(Error("x", ErrorKind::internal).retryable());
+  EXPECT_EQ(ascend_setup::run_guarded([]() -> int { throw std::logic_error("a bug"); }),
+            ascend_setup::exit_code::internal);
+  EXPECT_EQ(ascend_setup::run_guarded([]() -> int { throw Error("bad", ErrorKind::usage); }),
+            ascend_setup::exit_code::usage);
 }
 
 }  // namespace

@@ -563,6 +563,50 @@ TEST(WheelWriter, ABadWheelNameIsRefusedAsTheWheelPackageDoes) {
   EXPECT_EQ(record_path_for("a-1-2build-py3-none-any.whl"), "a-1.dist-info/RECORD");
 }
 
+// What killed runs left in the bdist directory (install_lib copies hidden
+// directories too): a payload's staged copy and a partial file, named by
+// StagedReplacement. Neither is packed; other hidden names are, as the
+// wheel package packs them.
+TEST(WheelWriter, StagedCopiesAKilledRunLeftAreNeverPacked) {
+  TempDir dir;
+  const fs::path base = make_bdist(dir.path());
+  const fs::path payload = base / "demo" / "backend" / "bishengir";
+  write_file(payload / "bin" / "bishengir-opt", "whole\n");
+  write_file(base / "demo" / ".hidden", "packed\n");
+  const fs::path staged = leave_staged_copy(payload, "staged", "bin/bishengir-opt");
+  const fs::path partial = leave_staged_copy(base / "demo" / "core.py", "part");
+  ASSERT_TRUE(fs::is_directory(staged));
+  ASSERT_TRUE(fs::is_regular_file(partial));
+  const fs::path wheel = dir.path() / "native" / wheel_name;
+  const auto stats = native_write(base, wheel, zip_deflated, 1700000000);
+  std::vector<std::string> names;
+  const ZipReader zip(wheel);
+  for (const auto& entry : zip.entries()) {
+    names.push_back(entry.name);
+  }
+  EXPECT_TRUE(contains(names, "demo/backend/bishengir/bin/bishengir-opt"));
+  EXPECT_TRUE(contains(names, "demo/.hidden"));
+  for (const auto& name : names) {
+    EXPECT_FALSE(contains(name, "ascend-setup-")) << name;
+  }
+  EXPECT_EQ(stats.entries, 15u);  // make_bdist's 13, the payload's file, .hidden
+}
+
+// A job on the deflate workers that fails (a file that cannot be read while
+// a previous entry is checked) reaches the caller as it was thrown: its
+// kind, hence its exit code, kept.
+TEST(WheelWriter, AFailedJobOnTheWorkersKeepsItsKind) {
+  ParallelDeflater deflater(2, 6);
+  try {
+    deflater.run(
+        {[] {}, [] { throw Error("cannot read x: Permission denied", ErrorKind::local_io); }});
+    ADD_FAILURE() << "nothing thrown";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::local_io);
+    EXPECT_STREQ(error.what(), "cannot read x: Permission denied");
+  }
+}
+
 // auditwheel -z 0 writes deflate streams of stored blocks (and directory
 // entries): they are deflated again; the entries, order and metadata stay.
 TEST(WheelWriter, AuditwheelsLevelZeroOutputIsDeflatedAgainWithTheSameEntries) {

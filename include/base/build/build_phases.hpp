@@ -66,8 +66,8 @@ class PhaseScope {
 // One `cmake --build` call's ninja run in `build_dir`: the call's start, made
 // the origin of the times ninja logs for it, and the log as it was before;
 // at its end (a failed build too) the jobs it ran and its compile and link
-// spans go into the summary (add_ninja_run). On GitHub Actions, in the group
-// "compile and link".
+// spans, as ninja's log times them, go into the summary (add_ninja_run). On
+// GitHub Actions, in the group "compile and link".
 class NinjaRunScope {
  public:
   explicit NinjaRunScope(std::filesystem::path build_dir);
@@ -79,7 +79,6 @@ class NinjaRunScope {
   std::filesystem::path build_dir_;
   NinjaLogEntries before_;
   WallClock::time_point start_;
-  std::chrono::steady_clock::time_point steady_start_;
   WorkflowGroup group_;
 };
 

@@ -30,9 +30,11 @@ namespace ascend_setup {
 // {"traceEvents": [...]}: per job a "ph":"X" event named by its output as
 // ninja writes it, "ts" its run's start plus ninja's start (µs since the
 // epoch), "dur" ninja's end minus start (µs), on a lane (tid) of its own
-// among the jobs it overlaps; per phase span an "X" event named as the
-// summary names it, on tid 0; thread names as "M" events. A job's compile
-// cache outcome, when known, is in its "args".
+// among the jobs it overlaps; per phase span an "X" event named by its
+// phase, at its start for its duration, on the phases' lanes (tid 0, and
+// tid 1 on for a span that ran while another did: a link during a compile),
+// before the jobs' lanes; thread names as "M" events. A job's compile cache
+// outcome, when known, is in its "args".
 nlohmann::json build_trace(const BuildSummary& summary,
                            const std::map<std::string, CacheOutcome>& outcomes);
 

@@ -1,6 +1,7 @@
 // The one summary at the end of a build, on stderr: objects compiled and up
 // to date (from ninja's .ninja_log and build.ninja), seconds in each phase
-// (build_phases.hpp: the spans its scopes record), the compile cache's hits
+// (build_phases.hpp: the spans its scopes record; "compile and link" as one
+// when they overlapped), the compile cache's hits
 // (local and remote) and misses, the wheel's size and path. The overrides
 // add to it as the phases run; print_build_summary() prints it once, when
 // something was built or packed (a --name or --version run prints nothing).
@@ -16,6 +17,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ascend_setup {
@@ -38,7 +40,14 @@ struct BuildSummary {
 
   // The seconds of all of `phase`'s spans.
   double seconds(BuildPhase phase) const;
+  // Whether a span of `a` and a span of `b` ran at the same time.
+  bool overlap(BuildPhase a, BuildPhase b) const;
 };
+
+// Each phase's seconds as the summaries name them, in all_build_phases'
+// order; where a link ran while a compile did, one row "compile and link"
+// (the wall time either ran) in place of both.
+std::vector<std::pair<std::string, double>> phase_rows(const BuildSummary& summary);
 
 BuildSummary& build_summary();
 
@@ -58,12 +67,15 @@ std::vector<NinjaJob> ninja_jobs_since(const std::filesystem::path& build_dir,
 // to date. Adds to the summary.
 void add_ninja_build(const std::filesystem::path& build_dir, const NinjaLogEntries& before);
 
-// One ninja run that started at `start` and took `seconds`: its jobs (since
-// `before`) into the summary's jobs, and its spans: link for the wall time
-// any link job ran (at most the run's), compile for the rest, from the run's
-// start.
+// One ninja run that started at `start`: its jobs (since `before`) into the
+// summary's jobs, and its spans as ninja's log has them: a link span for each
+// stretch of time some link job ran, a compile span for each stretch some
+// other job ran (parallel jobs counted once; a moment between two jobs of a
+// stretch, when no job of the other phase ran, does not end it). Links
+// interleave with compiles, so the two may overlap; the spans say so as it
+// happened.
 void add_ninja_run(const std::filesystem::path& build_dir, const NinjaLogEntries& before,
-                   WallClock::time_point start, double seconds);
+                   WallClock::time_point start);
 
 // The lines; empty when nothing was built or packed.
 std::string format_build_summary(const BuildSummary& summary);

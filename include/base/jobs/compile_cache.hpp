@@ -25,19 +25,14 @@
 //     shorter.
 // CCACHE_REMOTE_STORAGE is the URL (ccache writes every new object to it as
 // well as to the local cache), CCACHE_STATSLOG the build's own per-compile
-// log (compile_cache_log_path(), emptied when the build starts).
+// log (compile_cache_log_path(), emptied when the build starts: the caller
+// holds the tree's build lock, so no other build's log is emptied).
 //
 // The server is probed once before the build (one connect, bounded): a
 // server that does not answer is one warning line, and the build compiles
 // with the local cache only (CCACHE_REMOTE_STORAGE empty) instead of paying a
-// timeout per compile. A URL that does not parse, or a tool that cannot serve
-// it, is one usage error (exit 2).
-//
-// ASCEND_SETUP_COMPILE_CACHE_TOOL chooses the launcher: ccache (the default)
-// or sccache. sccache is a usage error for now, one line saying why: when
-// its build lacks the URL's storage (`sccache --help` lists its enabled
-// storages; Debian's sccache 0.4 is built with none), that; otherwise that
-// running sccache (its server around the build) is not done yet.
+// timeout per compile. A URL that does not parse is one usage error (exit 2).
+// ccache is the only launcher (doc/compile-cache.md says why not sccache).
 #pragma once
 
 #include <filesystem>
@@ -74,9 +69,10 @@ struct CompileCache {
 CompileCache plan_compile_cache(const std::filesystem::path& tree);
 
 // Plans the cache and sets ccache's variables for the build (above); the
-// stats log is emptied when `starting` (a build that compiles), not for
-// --list-env, and removed when `starting` without the cache (an earlier
-// build's is not this one's). Says so on the info log when `starting`.
+// stats log is emptied when `starting` (a build that compiles, holding the
+// tree's build lock), not for --list-env, and removed when `starting` without
+// the cache (an earlier build's is not this one's). Says so on the info log
+// when `starting`.
 const CompileCache& apply_compile_cache(const std::filesystem::path& tree, bool starting);
 
 // The cache apply_compile_cache() set up (inactive before it ran).

@@ -7,7 +7,7 @@
 namespace ascend_setup {
 
 // Runs `body`; an Error is logged and its exit code returned, a filesystem
-// error is exit 3, anything else an internal error (1).
+// error is exit 3, anything else an internal error (exit_code::internal).
 int run_guarded(const std::function<int()>& body);
 
 }  // namespace ascend_setup

@@ -76,7 +76,6 @@ enum class EnvVar {
   ccache_prefix,      // CCACHE_PREFIX (ccache's)
   // The shared compile cache (base/jobs/compile_cache.hpp).
   compile_cache,          // ASCEND_SETUP_COMPILE_CACHE
-  compile_cache_tool,     // ASCEND_SETUP_COMPILE_CACHE_TOOL
   ccache_remote_storage,  // CCACHE_REMOTE_STORAGE (ccache's)
   ccache_basedir,         // CCACHE_BASEDIR (ccache's)
   ccache_statslog,        // CCACHE_STATSLOG (ccache's)

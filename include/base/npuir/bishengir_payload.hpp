@@ -2,7 +2,9 @@
 // where build_py takes it from, its check, and the copies that put it in
 // place. Every copy is staged beside its target and swapped in with one
 // rename, so a target is either the old payload or the whole new one, never
-// half-written; symlinks are copied as symlinks.
+// half-written; symlinks are copied as symlinks. The staged copies a killed
+// run left beside the target are removed first: the callers hold the lock of
+// the target (build_lib: the build lock; the tree's payload: the NPUIR lock).
 #pragma once
 
 #include "base/layer/profile.hpp"

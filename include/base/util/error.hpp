@@ -1,5 +1,6 @@
 // The one way ascend-setup reports a failure: an Error carries the message the
-// user reads (one line, no "error:" prefix) and its kind, which decides the
+// user reads (one line, no "error:" prefix) and its kind, named where the
+// failure is seen (the constructor has no default), which decides the
 // process exit code and whether the work is tried again (only network
 // failures are). Errors are thrown from anywhere and caught once, in main().
 #pragma once
@@ -19,6 +20,7 @@ inline constexpr int upstream_mismatch = 4;  // setup.py lacks what the layer ne
 inline constexpr int patch_conflict = 5;     // local edits overlap an Ascend patch hunk
 inline constexpr int patch_stale = 6;        // a patch no longer fits upstream's committed files
 inline constexpr int doctor_findings = 7;    // --doctor found reasons the tree does not fit
+inline constexpr int internal = 70;          // ascend-setup's own fault (EX_SOFTWARE): a bug
 inline constexpr int interrupted = 130;      // Ctrl-C
 }  // namespace exit_code
 
@@ -33,6 +35,7 @@ enum class ErrorKind {
   patch_conflict,     // exit 5
   patch_stale,        // exit 6
   stopped,            // a stop signal: exit 128 + its number
+  internal,  // what cannot happen unless ascend-setup or a library it calls is wrong: exit 70
 };
 
 // The exit code of a kind (stopped: 130; a stop Error carries its own).
@@ -40,7 +43,8 @@ int exit_code_of(ErrorKind kind) noexcept;
 
 class Error : public std::runtime_error {
  public:
-  explicit Error(const std::string& message, ErrorKind kind = ErrorKind::bad_input)
+  // The kind is always named where the failure is seen (no default).
+  Error(const std::string& message, ErrorKind kind)
       : std::runtime_error(message), kind_(kind), exit_code_(exit_code_of(kind)) {}
 
   // The Error of a stop signal (128 + its number).
@@ -78,6 +82,8 @@ inline int exit_code_of(ErrorKind kind) noexcept {
       return exit_code::patch_stale;
     case ErrorKind::stopped:
       return exit_code::interrupted;
+    case ErrorKind::internal:
+      return exit_code::internal;
   }
   return exit_code::bad_input;
 }

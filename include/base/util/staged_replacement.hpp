@@ -8,11 +8,14 @@
 // aside first and back again when the rename fails. Destroyed without
 // commit(), the staged copy is removed: a failure or a stop leaves the target
 // as it was. Failed system calls throw Error (system_error.hpp: a full disk
-// says so).
+// says so). is_staged_name() is the one test of that naming pattern: what a
+// killed run may leave is never taken for content (the wheel writer packs no
+// such name).
 #pragma once
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace ascend_setup {
 
@@ -43,6 +46,11 @@ class StagedReplacement {
   std::filesystem::path staged_;
   bool committed_ = false;
 };
+
+// Whether `name` (a file name, no directory) is one a StagedReplacement gives
+// its staged copy (".<target name>.ascend-setup-<what>-<pid>") or the old one
+// it moves aside (the same, then "-old").
+bool is_staged_name(std::string_view name);
 
 // Syncs a directory's entries (fsync of the directory itself).
 void sync_directory(const std::filesystem::path& directory);

@@ -25,15 +25,4 @@ Error system_error(const std::filesystem::filesystem_error& error);
 // True for the errors of a full disk or an exhausted quota.
 bool disk_full(int error_number) noexcept;
 
-// For a tool that failed and said why only on its own output (cmake, ninja, a
-// compiler, auditwheel): the disk-full Error ("the disk is full: cannot
-// <action> <directory> (...)") of the first of `directories` whose file
-// system is nearly full, else nullopt. Nearly full: less than
-// nearly_full_bytes and less than 5 % of its size free (a write that did not
-// fit is removed by the tool that failed, so some space is free again), or no
-// free inode. A directory that does not exist counts by its nearest parent.
-inline constexpr std::uint64_t nearly_full_bytes = std::uint64_t{256} << 20;
-std::optional<Error> nearly_full_disk(const std::string& action,
-                                      const std::vector<std::filesystem::path>& directories);
-
 }  // namespace ascend_setup

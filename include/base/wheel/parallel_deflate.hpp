@@ -21,6 +21,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <exception>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -54,8 +55,9 @@ class ParallelDeflater {
                    std::vector<ChunkDigest>& chunks);
 
   // Runs every job on the workers and returns when all have ended. A job
-  // that throws does not stop the others; the first one's message is thrown
-  // after. A stop signal drops the jobs not yet started (throw_if_stopped).
+  // that throws does not stop the others; the first one's exception is
+  // thrown after, as it was (an Error keeps its kind). A stop signal drops
+  // the jobs not yet started (throw_if_stopped).
   void run(std::vector<std::function<void()>> jobs);
 
   unsigned threads() const { return static_cast<unsigned>(workers_.size()); }
@@ -68,7 +70,7 @@ class ParallelDeflater {
     std::string output;
     std::string input_digest;
     std::string output_digest;
-    std::string error;
+    std::exception_ptr error;  // what the work threw
     bool done = false;
   };
   // Waits for `tasks`, dropping those still queued.

@@ -4,7 +4,9 @@
 //   - the files of os.walk(base_dir) order (directories sorted, files sorted
 //     within each), symlinks to files followed, to directories not entered;
 //     files of any directory ending in ".dist-info" deferred to the end,
-//     sorted; a RECORD already there left out;
+//     sorted; a RECORD already there left out, and so is every file or
+//     directory named as a staged copy (staged_replacement.hpp's
+//     is_staged_name(): what a killed run left is never packed);
 //   - each entry dated by SOURCE_DATE_EPOCH if given, else by the file's
 //     mtime (UTC, clamped to 1980), external attributes (mode | type) << 16;
 //   - RECORD last: every entry's sha256 and size in write order, then itself,

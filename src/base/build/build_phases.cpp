@@ -60,12 +60,11 @@ NinjaRunScope::NinjaRunScope(fs::path build_dir)
     : build_dir_(std::move(build_dir)),
       before_(ninja_log_entries(build_dir_)),
       start_(WallClock::now()),
-      steady_start_(std::chrono::steady_clock::now()),
       group_(on_github_actions(), "compile and link") {}
 
 NinjaRunScope::~NinjaRunScope() {
   try {
-    add_ninja_run(build_dir_, before_, start_, seconds_since(steady_start_));
+    add_ninja_run(build_dir_, before_, start_);
   } catch (const std::exception& error) {
     spdlog::debug("the ninja run in {} not recorded: {}", build_dir_.string(), error.what());
   }

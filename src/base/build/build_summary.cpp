@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -29,6 +30,71 @@ bool is_link(const std::string& output) {
          (name.find('.') == std::string::npos && output.find("CMakeFiles") == std::string::npos);
 }
 
+using Interval = std::pair<long long, long long>;  // ms after a ninja run's start
+
+// The union of `intervals`: sorted, disjoint, none empty.
+std::vector<Interval> merged(std::vector<Interval> intervals) {
+  std::sort(intervals.begin(), intervals.end());
+  std::vector<Interval> out;
+  for (const Interval& interval : intervals) {
+    if (interval.second <= interval.first) {
+      continue;
+    }
+    if (!out.empty() && interval.first <= out.back().second) {
+      out.back().second = std::max(out.back().second, interval.second);
+    } else {
+      out.push_back(interval);
+    }
+  }
+  return out;
+}
+
+// `pieces` (merged) joined across each gap in which none of `others` ran:
+// the moments ninja spends between one job and the next belong to the
+// stretch they interrupt; a gap filled by the other phase's jobs splits it.
+std::vector<Interval> joined(std::vector<Interval> pieces, const std::vector<Interval>& others) {
+  std::vector<Interval> out;
+  for (const Interval& piece : pieces) {
+    const bool other_between =
+        !out.empty() && std::any_of(others.begin(), others.end(), [&](const Interval& other) {
+          return other.first < piece.first && other.second > out.back().second;
+        });
+    if (!out.empty() && !other_between) {
+      out.back().second = piece.second;
+    } else {
+      out.push_back(piece);
+    }
+  }
+  return out;
+}
+
+WallClock::time_point span_end(const PhaseSpan& span) {
+  return span.start + std::chrono::duration_cast<WallClock::duration>(
+                          std::chrono::duration<double>(span.seconds));
+}
+
+// The seconds some span of `phases` ran: their union, overlaps counted once.
+double union_seconds(const std::vector<PhaseSpan>& spans,
+                     std::initializer_list<BuildPhase> phases) {
+  std::vector<std::pair<WallClock::time_point, WallClock::time_point>> intervals;
+  for (const PhaseSpan& span : spans) {
+    if (std::find(phases.begin(), phases.end(), span.phase) != phases.end()) {
+      intervals.emplace_back(span.start, span_end(span));
+    }
+  }
+  std::sort(intervals.begin(), intervals.end());
+  double seconds = 0;
+  std::optional<WallClock::time_point> covered;
+  for (const auto& [from, to] : intervals) {
+    const WallClock::time_point begin = covered ? std::max(from, *covered) : from;
+    if (to > begin) {
+      seconds += std::chrono::duration<double>(to - begin).count();
+    }
+    covered = covered ? std::max(*covered, to) : to;
+  }
+  return seconds;
+}
+
 // "N hits (L local, R remote), M misses, U not cacheable".
 std::string cache_figures_text(const CompileCacheFigures& cache) {
   return fmt::format("{} hits ({} local, {} remote), {} misses, {} not cacheable",
@@ -37,6 +103,32 @@ std::string cache_figures_text(const CompileCacheFigures& cache) {
 }
 
 }  // namespace
+
+bool BuildSummary::overlap(BuildPhase a, BuildPhase b) const {
+  for (const PhaseSpan& one : phases) {
+    for (const PhaseSpan& other : phases) {
+      if (one.phase == a && other.phase == b && one.start < span_end(other) &&
+          other.start < span_end(one)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+std::vector<std::pair<std::string, double>> phase_rows(const BuildSummary& summary) {
+  const bool together = summary.overlap(BuildPhase::compile, BuildPhase::link);
+  std::vector<std::pair<std::string, double>> rows;
+  for (const BuildPhase phase : all_build_phases) {
+    if (together && phase == BuildPhase::compile) {
+      rows.emplace_back("compile and link",
+                        union_seconds(summary.phases, {BuildPhase::compile, BuildPhase::link}));
+    } else if (!(together && phase == BuildPhase::link)) {
+      rows.emplace_back(build_phase_name(phase), summary.seconds(phase));
+    }
+  }
+  return rows;
+}
 
 double BuildSummary::seconds(BuildPhase phase) const {
   double total = 0;
@@ -120,34 +212,28 @@ void add_ninja_build(const fs::path& build_dir, const NinjaLogEntries& before) {
 }
 
 void add_ninja_run(const fs::path& build_dir, const NinjaLogEntries& before,
-                   WallClock::time_point start, double seconds) {
+                   WallClock::time_point start) {
   BuildSummary& summary = build_summary();
   summary.build_dir = build_dir;
-  // The wall time some link job ran: the union of their intervals (parallel
-  // links counted once).
-  std::vector<std::pair<long long, long long>> links;
+  std::vector<Interval> compiles;
+  std::vector<Interval> links;
   for (NinjaJob& job : ninja_jobs_since(build_dir, before)) {
-    if (!is_object(job.output) && is_link(job.output)) {
-      links.emplace_back(job.start_ms, job.end_ms);
-    }
+    (!is_object(job.output) && is_link(job.output) ? links : compiles)
+        .emplace_back(job.start_ms, job.end_ms);
     job.run_start = start;
     summary.jobs.push_back(std::move(job));
   }
-  std::sort(links.begin(), links.end());
-  long long link_ms = 0;
-  long long covered_to = 0;
-  for (const auto& [from, to] : links) {
-    link_ms += std::max(0LL, to - std::max(from, covered_to));
-    covered_to = std::max(covered_to, to);
-  }
-  const double link_seconds = std::min(seconds, static_cast<double>(link_ms) / 1000.0);
-  const double compile_seconds = seconds - link_seconds;
-  summary.phases.push_back({BuildPhase::compile, start, compile_seconds});
-  if (link_seconds > 0) {
-    summary.phases.push_back({BuildPhase::link,
-                              start + std::chrono::duration_cast<WallClock::duration>(
-                                          std::chrono::duration<double>(compile_seconds)),
-                              link_seconds});
+  const std::vector<Interval> compile_pieces = merged(compiles);
+  const std::vector<Interval> link_pieces = merged(links);
+  for (const auto& [phase, pieces] :
+       {std::pair{BuildPhase::compile, joined(compile_pieces, link_pieces)},
+        std::pair{BuildPhase::link, joined(link_pieces, compile_pieces)}}) {
+    for (const auto& [from, to] : pieces) {
+      summary.phases.push_back(
+          {phase,
+           start + std::chrono::duration_cast<WallClock::duration>(std::chrono::milliseconds(from)),
+           static_cast<double>(to - from) / 1000.0});
+    }
   }
 }
 
@@ -157,10 +243,10 @@ std::string format_build_summary(const BuildSummary& s) {
   }
   // Every phase from configure on; download and patch when they ran.
   std::vector<std::string> phases;
-  for (const BuildPhase phase : all_build_phases) {
-    const double seconds = s.seconds(phase);
-    if (seconds > 0 || (phase != BuildPhase::download && phase != BuildPhase::patch)) {
-      phases.push_back(fmt::format("{} {:.1f} s", build_phase_name(phase), seconds));
+  for (const auto& [name, seconds] : phase_rows(s)) {
+    if (seconds > 0 || (name != build_phase_name(BuildPhase::download) &&
+                        name != build_phase_name(BuildPhase::patch))) {
+      phases.push_back(fmt::format("{} {:.1f} s", name, seconds));
     }
   }
   std::string text =
@@ -194,8 +280,8 @@ std::string format_build_summary_markdown(const BuildSummary& s) {
   };
   row("objects compiled", std::to_string(s.objects_compiled));
   row("objects up to date", std::to_string(s.objects_up_to_date));
-  for (const BuildPhase phase : all_build_phases) {
-    row(std::string(build_phase_name(phase)), fmt::format("{:.1f} s", s.seconds(phase)));
+  for (const auto& [name, seconds] : phase_rows(s)) {
+    row(name, fmt::format("{:.1f} s", seconds));
   }
   if (const CompileCacheFigures& cache = s.compile_cache; cache.any()) {
     row("compile cache", cache_figures_text(cache));

@@ -23,6 +23,29 @@ nlohmann::json thread_name(int tid, const std::string& name) {
       {"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", tid}, {"args", {{"name", name}}}};
 }
 
+// Lanes for intervals by start: each on the first lane free by then, so that
+// a lane's events never overlap (a viewer nests overlapping events of one
+// thread, and breaks on events that overlap without nesting).
+class Lanes {
+ public:
+  // The lane of [start, start + dur), counted from 0.
+  size_t place(long long start, long long dur) {
+    size_t lane = 0;
+    while (lane < ends_.size() && ends_[lane] > start) {
+      ++lane;
+    }
+    if (lane == ends_.size()) {
+      ends_.push_back(0);
+    }
+    ends_[lane] = start + dur;
+    return lane;
+  }
+  size_t count() const { return ends_.size(); }
+
+ private:
+  std::vector<long long> ends_;
+};
+
 }  // namespace
 
 nlohmann::json build_trace(const BuildSummary& summary,
@@ -32,13 +55,30 @@ nlohmann::json build_trace(const BuildSummary& summary,
                     {"ph", "M"},
                     {"pid", 1},
                     {"args", {{"name", "ascend-setup build"}}}});
-  events.push_back(thread_name(0, "phases"));
+  // The phases by start, on lanes of their own: where a link ran while a
+  // compile did, the two overlap on two lanes, as they ran.
+  std::vector<const PhaseSpan*> spans;
   for (const PhaseSpan& span : summary.phases) {
-    events.push_back(complete_event(build_phase_name(span.phase), "phase", micros(span.start),
-                                    std::llround(span.seconds * 1e6), 0));
+    spans.push_back(&span);
   }
-  // Jobs by start; each on the first lane free by then, so that a lane's
-  // events never overlap (a viewer nests overlapping events of one thread).
+  std::stable_sort(spans.begin(), spans.end(),
+                   [](const PhaseSpan* a, const PhaseSpan* b) { return a->start < b->start; });
+  Lanes phase_lanes;
+  std::vector<nlohmann::json> phase_events;
+  for (const PhaseSpan* span : spans) {
+    const long long ts = micros(span->start);
+    const long long dur = std::llround(span->seconds * 1e6);
+    phase_events.push_back(complete_event(build_phase_name(span->phase), "phase", ts, dur,
+                                          static_cast<int>(phase_lanes.place(ts, dur))));
+  }
+  const int phase_tids = static_cast<int>(std::max<size_t>(phase_lanes.count(), 1));
+  for (int tid = 0; tid < phase_tids; ++tid) {
+    events.push_back(thread_name(tid, tid == 0 ? "phases" : "phases " + std::to_string(tid + 1)));
+  }
+  for (nlohmann::json& event : phase_events) {
+    events.push_back(std::move(event));
+  }
+  // Jobs by start, on the lanes after the phases'.
   std::vector<const NinjaJob*> jobs;
   for (const NinjaJob& job : summary.jobs) {
     jobs.push_back(&job);
@@ -49,21 +89,17 @@ nlohmann::json build_trace(const BuildSummary& summary,
   std::stable_sort(jobs.begin(), jobs.end(), [&](const NinjaJob* a, const NinjaJob* b) {
     return start_of(*a) < start_of(*b);
   });
-  std::vector<long long> lane_ends;
+  Lanes job_lanes;
   for (const NinjaJob* job : jobs) {
     const long long ts = start_of(*job);
     const long long dur = (job->end_ms - job->start_ms) * 1000;
-    size_t lane = 0;
-    while (lane < lane_ends.size() && lane_ends[lane] > ts) {
-      ++lane;
+    const size_t lanes_before = job_lanes.count();
+    const size_t lane = job_lanes.place(ts, dur);
+    const int tid = phase_tids + static_cast<int>(lane);
+    if (job_lanes.count() > lanes_before) {
+      events.push_back(thread_name(tid, "ninja job lane " + std::to_string(lane + 1)));
     }
-    if (lane == lane_ends.size()) {
-      lane_ends.push_back(0);
-      events.push_back(
-          thread_name(static_cast<int>(lane) + 1, "ninja job lane " + std::to_string(lane + 1)));
-    }
-    lane_ends[lane] = ts + dur;
-    nlohmann::json event = complete_event(job->output, "job", ts, dur, static_cast<int>(lane) + 1);
+    nlohmann::json event = complete_event(job->output, "job", ts, dur, tid);
     if (const auto outcome = outcomes.find(job->output); outcome != outcomes.end()) {
       event["args"] = {{"compile cache", cache_outcome_name(outcome->second)}};
     }

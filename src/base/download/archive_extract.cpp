@@ -242,7 +242,8 @@ std::size_t extract_archive(const fs::path& archive_path, const fs::path& direct
       held += (held.empty() ? "" : ", ") + top;
     }
     throw Error(where + " holds no directory " + member + " (it holds " +
-                (held.empty() ? std::string("nothing") : held) + ")");
+                    (held.empty() ? std::string("nothing") : held) + ")",
+                ErrorKind::bad_input);
   }
   return written;
 }

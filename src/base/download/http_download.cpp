@@ -392,7 +392,7 @@ class Downloader {
     t->request_offset = segment.position();
     t->easy = libcurl().curl_easy_init();
     if (t->easy == nullptr) {
-      throw Error("cannot start a download: libcurl is out of memory");
+      throw Error("cannot start a download: libcurl is out of memory", ErrorKind::local_io);
     }
     CURL* easy = t->easy;
     libcurl().curl_easy_setopt(easy, CURLOPT_URL, url_.c_str());

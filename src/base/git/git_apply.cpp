@@ -49,14 +49,16 @@ GitApplyResult git_apply(const std::filesystem::path& scratch, const std::string
     if (!error.not_found()) {
       throw;
     }
-    throw Error(std::string(error.what()) + ": git is needed on PATH to apply the Ascend patches");
+    throw Error(std::string(error.what()) + ": git is needed on PATH to apply the Ascend patches",
+                ErrorKind::bad_input);
   }
   for (const char* sign : {"corrupt patch", "No valid patches", "patch fragment without header",
                            "unrecognized input", "garbage"}) {
     if (result.err.find(sign) != std::string::npos) {
       const auto line_end = result.err.find('\n');
       throw Error("malformed patch " + origin.string() + ": git apply says " +
-                  result.err.substr(0, line_end));
+                      result.err.substr(0, line_end),
+                  ErrorKind::bad_input);
     }
   }
   return {result.exit_code == 0, result.err};

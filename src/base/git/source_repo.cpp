@@ -168,8 +168,9 @@ std::string submodule_url(git_repository* repo, git_submodule* submodule) {
   if (resolved.find_first_of("\r\n") != std::string::npos) {
     // libgit2 keeps a quoted line continuation's break; no URL holds one
     throw Error("the URL of the submodule " + std::string(git_submodule_path(submodule)) +
-                " in .gitmodules of " + std::string(git_repository_workdir(repo)) +
-                " holds a line break");
+                    " in .gitmodules of " + std::string(git_repository_workdir(repo)) +
+                    " holds a line break",
+                ErrorKind::bad_input);
   }
   git_buf absolute = {nullptr, 0, 0};
   if (git_submodule_resolve_url(&absolute, repo, url) == 0) {
@@ -339,11 +340,13 @@ std::optional<SourceRepo> SourceRepo::open(const std::filesystem::path& tree_roo
   // safe.directory is configured, as a missing config value: check the owner.
   if (rc == GIT_EOWNER || (rc != 0 && owned_by_someone_else(tree_root))) {
     throw Error("the git checkout " + tree_root.string() +
-                " is owned by another user, so git refuses to read it; pass --trust-source-dir "
-                "to read it anyway (for this run only; no git configuration is changed)");
+                    " is owned by another user, so git refuses to read it; pass --trust-source-dir "
+                    "to read it anyway (for this run only; no git configuration is changed)",
+                ErrorKind::bad_input);
   }
   if (rc != 0) {
-    throw Error("cannot read the git checkout " + tree_root.string() + ": " + last_git_error());
+    throw Error("cannot read the git checkout " + tree_root.string() + ": " + last_git_error(),
+                ErrorKind::bad_input);
   }
   return SourceRepo(repo);
 }
@@ -355,7 +358,7 @@ std::optional<std::string> SourceRepo::head_id() const {
     return std::nullopt;
   }
   if (rc != 0) {
-    throw Error("cannot resolve HEAD: " + last_git_error());
+    throw Error("cannot resolve HEAD: " + last_git_error(), ErrorKind::bad_input);
   }
   char hex[GIT_OID_HEXSZ + 1] = {};
   git_oid_tostr(hex, sizeof hex, &head);
@@ -372,7 +375,7 @@ std::optional<std::string> SourceRepo::head_short_id(int min_length) const {
 
   git_odb* odb = nullptr;
   if (git_repository_odb(&odb, repo_.get()) != 0) {
-    throw Error("cannot open the object database: " + last_git_error());
+    throw Error("cannot open the object database: " + last_git_error(), ErrorKind::bad_input);
   }
   std::unique_ptr<git_odb, decltype(&git_odb_free)> odb_guard(odb, git_odb_free);
   // Like `git rev-parse --short=N`: at least N digits, more until unique.
@@ -392,7 +395,7 @@ std::optional<std::string> SourceRepo::branch() const {
   git_reference* head = nullptr;
   // An unborn branch still has a name: read HEAD's symbolic target.
   if (git_reference_lookup(&head, repo_.get(), "HEAD") != 0) {
-    throw Error("cannot read HEAD: " + last_git_error());
+    throw Error("cannot read HEAD: " + last_git_error(), ErrorKind::bad_input);
   }
   std::unique_ptr<git_reference, decltype(&git_reference_free)> guard(head, git_reference_free);
   const char* target = git_reference_symbolic_target(head);
@@ -427,8 +430,9 @@ void SourceRepo::ensure_submodule(const std::string& path, const NetworkSettings
   const SubmodulePtr guard = find_submodule(repo_.get(), path);
   if (!guard) {
     throw Error("the submodule " + path + " is not registered in .gitmodules of " +
-                std::string(git_repository_workdir(repo_.get())) + ": add it, then run `" + manual +
-                "`");
+                    std::string(git_repository_workdir(repo_.get())) + ": add it, then run `" +
+                    manual + "`",
+                ErrorKind::bad_input);
   }
   git_submodule* submodule = guard.get();
   const std::filesystem::path directory =
@@ -471,7 +475,7 @@ using GitPtr = std::unique_ptr<T, void (*)(T*)>;
 git_oid parse_id(const std::string& id) {
   git_oid oid;
   if (git_oid_fromstr(&oid, id.c_str()) != 0) {
-    throw Error("'" + id + "' is not a commit id: " + last_git_error());
+    throw Error("'" + id + "' is not a commit id: " + last_git_error(), ErrorKind::bad_input);
   }
   return oid;
 }
@@ -516,7 +520,7 @@ SourceRepo SourceRepo::clone(const std::string& url, const std::string& branch,
   staging.commit();
   auto opened = open(directory);
   if (!opened) {
-    throw Error("the clone at " + directory.string() + " cannot be opened");
+    throw Error("the clone at " + directory.string() + " cannot be opened", ErrorKind::bad_input);
   }
   return std::move(*opened);
 }
@@ -534,7 +538,7 @@ bool SourceRepo::has_commit(const std::string& id) const {
 void SourceRepo::fetch_origin(const NetworkSettings& network) const {
   git_remote* raw = nullptr;
   if (git_remote_lookup(&raw, repo_.get(), "origin") != 0) {
-    throw Error("the clone has no remote 'origin': " + last_git_error());
+    throw Error("the clone has no remote 'origin': " + last_git_error(), ErrorKind::bad_input);
   }
   GitPtr<git_remote> remote(raw, git_remote_free);
   const char* url = git_remote_url(remote.get());
@@ -557,7 +561,8 @@ std::vector<std::string> SourceRepo::changed_files() const {
   git_status_list* raw = nullptr;
   if (git_status_list_new(&raw, repo_.get(), &options) != 0) {
     throw Error("cannot read the status of " + std::string(git_repository_workdir(repo_.get())) +
-                ": " + last_git_error());
+                    ": " + last_git_error(),
+                ErrorKind::bad_input);
   }
   GitPtr<git_status_list> list(raw, git_status_list_free);
   std::vector<std::string> files;
@@ -575,10 +580,10 @@ std::vector<std::string> SourceRepo::changed_files() const {
 void SourceRepo::checkout_detached(const std::string& id) const {
   const git_oid oid = parse_id(id);
   if (!has_commit(id)) {
-    throw Error("commit " + id + " is not in the clone");
+    throw Error("commit " + id + " is not in the clone", ErrorKind::bad_input);
   }
   if (!checkout_commit(repo_.get(), oid, GIT_CHECKOUT_SAFE)) {
-    throw Error("cannot check out " + id + ": " + last_git_error());
+    throw Error("cannot check out " + id + ": " + last_git_error(), ErrorKind::bad_input);
   }
 }
 
@@ -591,7 +596,8 @@ std::vector<Gitlink> SourceRepo::gitlinks_under(const std::string& directory) co
       return links;
     }
     throw Error("cannot read " + directory + " in HEAD of " +
-                std::string(git_repository_workdir(repo_.get())) + ": " + last_git_error());
+                    std::string(git_repository_workdir(repo_.get())) + ": " + last_git_error(),
+                ErrorKind::bad_input);
   }
   GitPtr<git_object> object(raw, git_object_free);
   if (git_object_type(object.get()) != GIT_OBJECT_TREE) {

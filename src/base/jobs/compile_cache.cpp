@@ -1,7 +1,6 @@
 #include "base/jobs/compile_cache.hpp"
 
 #include "base/layer/environment.hpp"
-#include "base/process/process.hpp"
 #include "base/tree/state_paths.hpp"
 #include "base/util/error.hpp"
 #include "base/util/executable_search.hpp"
@@ -138,50 +137,6 @@ std::string defined_name(const std::string& arg) {
   return arg.substr(2, arg.find_first_of(":=") - 2);
 }
 
-// What `sccache --help` lists as enabled ("Redis: true").
-bool sccache_has(const fs::path& sccache, const std::string& feature, std::string& listing) {
-  ProcessResult result;
-  try {
-    result = run_process({{sccache.string(), "--help"}, std::nullopt, {}, ""});
-  } catch (const SpawnError& error) {
-    listing = error.what();
-    return false;
-  }
-  std::istringstream lines(result.out);
-  for (std::string line; std::getline(lines, line);) {
-    const std::string item = trim(line);
-    if (item.rfind(feature + ":", 0) == 0) {
-      const std::string value = trim(item.substr(feature.size() + 1));
-      listing = feature + ": " + value;
-      return value == "true";
-    }
-  }
-  listing = "no " + feature + " in its list of enabled features";
-  return false;
-}
-
-void check_sccache(const CompileCacheUrl& url) {
-  const std::string tool = env_name(EnvVar::compile_cache_tool, nullptr) + "=sccache";
-  const auto sccache = find_executable("sccache", env_value(EnvVar::path, nullptr));
-  if (!sccache) {
-    throw Error(tool + " but there is no sccache on PATH", ErrorKind::usage);
-  }
-  // sccache's storages for ccache's URLs: redis, and WebDAV for http.
-  const std::string feature = url.scheme == "redis" ? "Redis" : "WebDAV";
-  std::string listing;
-  if (!sccache_has(*sccache, feature, listing)) {
-    throw Error(fmt::format("{}: {} was built without {} storage (`sccache --help`: {}), so it "
-                            "cannot use {}: unset {} to use ccache",
-                            tool, sccache->string(), feature, listing, url.shown,
-                            env_name(EnvVar::compile_cache_tool, nullptr)),
-                ErrorKind::usage);
-  }
-  throw Error(tool + ": sccache with " + feature +
-                  " storage is not supported yet by ascend-setup: unset " +
-                  env_name(EnvVar::compile_cache_tool, nullptr) + " to use ccache",
-              ErrorKind::usage);
-}
-
 }  // namespace
 
 CompileCacheUrl parse_compile_cache_url(const std::string& text) {
@@ -273,16 +228,7 @@ CompileCache plan_compile_cache(const fs::path& tree) {
   if (!text || trim(*text).empty()) {
     return cache;
   }
-  const std::string tool = env_value(EnvVar::compile_cache_tool, nullptr).value_or("ccache");
-  if (tool != "ccache" && tool != "sccache") {
-    throw Error(fmt::format("{}=`{}`: ccache or sccache",
-                            env_name(EnvVar::compile_cache_tool, nullptr), tool),
-                ErrorKind::usage);
-  }
   cache.url = parse_compile_cache_url(trim(*text));
-  if (tool == "sccache") {
-    check_sccache(cache.url);
-  }
   const auto ccache = find_executable("ccache", env_value(EnvVar::path, nullptr));
   if (!ccache) {
     spdlog::warn("{} is set but there is no ccache on PATH: compiling without the compile cache",

@@ -27,7 +27,8 @@ int spec_number(const std::string& text, int low, int high, const std::string& s
     return *number;
   }
   throw Error(fmt::format("distcc host `{}`: the {} `{}` is not a whole number from {} to {}", spec,
-                          what, text, low, high));
+                          what, text, low, high),
+              ErrorKind::usage);
 }
 
 DistccHost parse_host(const std::string& spec) {
@@ -40,7 +41,8 @@ DistccHost parse_host(const std::string& spec) {
     for (std::string option; std::getline(options, option, ',');) {
       if (option != "lzo" && option != "cpp" && option != "auth" && option.rfind("auth=", 0) != 0) {
         throw Error(fmt::format("distcc host `{}`: unknown option `{}` (lzo, cpp, auth, auth=NAME)",
-                                spec, option));
+                                spec, option),
+                    ErrorKind::usage);
       }
     }
   }
@@ -60,7 +62,7 @@ DistccHost parse_host(const std::string& spec) {
   if (host.kind == DistccHost::Kind::tcp && main[at] == '[') {
     end = main.find(']', at);
     if (end == std::string::npos) {
-      throw Error(fmt::format("distcc host `{}`: `[` without `]`", spec));
+      throw Error(fmt::format("distcc host `{}`: `[` without `]`", spec), ErrorKind::usage);
     }
     host.host = main.substr(at + 1, end - at - 1);
     ++end;
@@ -69,7 +71,7 @@ DistccHost parse_host(const std::string& spec) {
     host.host = main.substr(at, end - at);
   }
   if (host.host.empty()) {
-    throw Error(fmt::format("distcc host `{}`: no host name", spec));
+    throw Error(fmt::format("distcc host `{}`: no host name", spec), ErrorKind::usage);
   }
   bool port_seen = false;
   bool limit_seen = false;
@@ -86,7 +88,8 @@ DistccHost parse_host(const std::string& spec) {
       host.port = spec_number(value, 1, 65535, spec, "port");
       port_seen = true;
     } else {
-      throw Error(fmt::format("distcc host `{}`: unexpected `{}`", spec, main.substr(end)));
+      throw Error(fmt::format("distcc host `{}`: unexpected `{}`", spec, main.substr(end)),
+                  ErrorKind::usage);
     }
     end = next;
   }
@@ -130,10 +133,10 @@ DistccHosts parse_distcc_hosts(const std::string& text) {
           word.rfind("--localslots_cpp=", 0) == 0) {
         hosts.options.push_back(word);
       } else if (word.rfind("-", 0) == 0 || word.rfind("+", 0) == 0) {
-        throw Error(
-            fmt::format("unknown distcc option `{}` (--randomize, --localslots=N, "
-                        "--localslots_cpp=N, +zeroconf)",
-                        word));
+        throw Error(fmt::format("unknown distcc option `{}` (--randomize, --localslots=N, "
+                                "--localslots_cpp=N, +zeroconf)",
+                                word),
+                    ErrorKind::usage);
       } else {
         hosts.hosts.push_back(parse_host(word));
       }

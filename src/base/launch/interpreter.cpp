@@ -77,8 +77,9 @@ void ask_interpreter(InterpreterInfo& info) {
   if (result.exit_code != 0 || lines.size() != 5 ||
       !std::regex_match(lines[1], std::regex(R"(\d+\.\d+)"))) {
     throw Error(info.origin + " names " + info.executable.string() +
-                ", which does not run as a Python interpreter (exit code " +
-                std::to_string(result.exit_code) + ")");
+                    ", which does not run as a Python interpreter (exit code " +
+                    std::to_string(result.exit_code) + ")",
+                ErrorKind::bad_input);
   }
   info.implementation = lines[0];
   info.version = lines[1];
@@ -157,8 +158,9 @@ InterpreterInfo resolve_interpreter(const std::optional<fs::path>& explicit_pyth
   info.executable = fs::absolute(info.executable);
   if (!fs::exists(info.executable) || fs::is_directory(info.executable) ||
       access(info.executable.c_str(), X_OK) != 0) {
-    throw Error(info.origin + " names " + info.executable.string() +
-                ", which is not an executable file");
+    throw Error(
+        info.origin + " names " + info.executable.string() + ", which is not an executable file",
+        ErrorKind::bad_input);
   }
   if (!read_pyvenv_cfg(info.executable, info) && !read_binary_name(info.executable, info)) {
     ask_interpreter(info);

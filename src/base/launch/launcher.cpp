@@ -92,7 +92,8 @@ constexpr const char* extension_bootstrap =
   execv(program.c_str(), args.data());
   const int error_number = errno;
   throw Error("cannot run " + program.string() + ": " + std::strerror(error_number) +
-              (remedy.empty() ? "" : ": " + remedy));
+                  (remedy.empty() ? "" : ": " + remedy),
+              ErrorKind::bad_input);
 }
 
 // Loads the installation's libpython for every module loaded after it (the
@@ -100,18 +101,21 @@ constexpr const char* extension_bootstrap =
 // then the host module, and runs the host in this process.
 int run_embedded(const HostChoice& choice, const std::vector<std::string>& argv) {
   if (dlopen(choice.libpython->c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
-    throw Error("cannot load " + choice.libpython->string() + ": " + dlerror());
+    throw Error("cannot load " + choice.libpython->string() + ": " + dlerror(),
+                ErrorKind::bad_input);
   }
   void* module = dlopen(choice.host.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (module == nullptr) {
     throw Error("cannot load the host " + choice.host.string() + ": " + dlerror() +
-                ": reinstall ascend-setup");
+                    ": reinstall ascend-setup",
+                ErrorKind::bad_input);
   }
   using Main = int (*)(int, char**);
   auto main = reinterpret_cast<Main>(dlsym(module, "ascend_setup_embedded_main"));
   if (main == nullptr) {
     throw Error("the host " + choice.host.string() +
-                " has no ascend_setup_embedded_main: reinstall ascend-setup");
+                    " has no ascend_setup_embedded_main: reinstall ascend-setup",
+                ErrorKind::bad_input);
   }
   std::vector<char*> args;
   for (const auto& arg : argv) {
@@ -145,7 +149,8 @@ fs::path host_directory() {
     }
   }
   throw Error("no host modules next to " + self.string() +
-              " (libexec/ascend-setup/hosts.txt is missing): reinstall ascend-setup");
+                  " (libexec/ascend-setup/hosts.txt is missing): reinstall ascend-setup",
+              ErrorKind::bad_input);
 }
 
 std::vector<HostEntry> read_host_manifest(const fs::path& directory) {
@@ -160,7 +165,8 @@ std::vector<HostEntry> read_host_manifest(const fs::path& directory) {
     hosts.push_back(entry);
   }
   if (hosts.empty()) {
-    throw Error((directory / "hosts.txt").string() + " lists no host: reinstall ascend-setup");
+    throw Error((directory / "hosts.txt").string() + " lists no host: reinstall ascend-setup",
+                ErrorKind::bad_input);
   }
   return hosts;
 }
@@ -183,12 +189,14 @@ HostChoice choose_host(const std::vector<HostEntry>& hosts, const fs::path& dire
   const std::string served =
       "this ascend-setup serves CPython " + join({versions.begin(), versions.end()}, ", ");
   if (interpreter.implementation != "cpython") {
-    throw Error(who + ", a " + interpreter.implementation + " interpreter: " + served + "; " +
-                how_to_add());
+    throw Error(
+        who + ", a " + interpreter.implementation + " interpreter: " + served + "; " + how_to_add(),
+        ErrorKind::bad_input);
   }
   if (interpreter.free_threaded) {
     throw Error(who + ", a free-threaded CPython " + interpreter.version + ": " + served + "; " +
-                how_to_add());
+                    how_to_add(),
+                ErrorKind::bad_input);
   }
   for (const auto& host : hosts) {
     if (host.version != interpreter.version) {
@@ -207,7 +215,8 @@ HostChoice choose_host(const std::vector<HostEntry>& hosts, const fs::path& dire
     }
     return {file, HostStart::embedded, libpython, ""};
   }
-  throw Error(who + ", a CPython " + interpreter.version + ": " + served + "; " + how_to_add());
+  throw Error(who + ", a CPython " + interpreter.version + ": " + served + "; " + how_to_add(),
+              ErrorKind::bad_input);
 }
 
 std::string describe_start(const HostChoice& choice) {

@@ -21,7 +21,7 @@ int run_guarded(const std::function<int()>& body) {
     return as_error.exit_code();
   } catch (const std::exception& error) {
     spdlog::error("internal error: {}", error.what());
-    return exit_code::python_error;
+    return exit_code::internal;
   }
 }
 

@@ -33,7 +33,7 @@ std::optional<CheckoutFacts> read_checkout_record(const std::filesystem::path& t
   }
   const auto text = read_whole_file(path);
   if (!text) {
-    throw Error("cannot read " + path.string());
+    throw Error("cannot read " + path.string(), ErrorKind::local_io);
   }
   CheckoutFacts facts;
   std::istringstream lines(*text);
@@ -47,7 +47,8 @@ std::optional<CheckoutFacts> read_checkout_record(const std::filesystem::path& t
     const std::string value = space == std::string::npos ? "" : line.substr(space + 1);
     if (value.empty() || (key != "head" && key != "branch")) {
       throw Error(path.string() + ": unexpected line '" + line +
-                  "' (expected `head <id>` and `branch <name>`)");
+                      "' (expected `head <id>` and `branch <name>`)",
+                  ErrorKind::bad_input);
     }
     (key == "head" ? facts.head_short_id : facts.branch) = value;
   }

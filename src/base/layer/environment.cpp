@@ -174,10 +174,6 @@ const Row kRows[] = {
      "a remote compile cache in ccache's syntax (redis://HOST:PORT or http://HOST:PORT/PATH, "
      "then ccache's attributes): every compile of the build reads and writes it, from any "
      "checkout directory and HOME"},
-    {EnvVar::compile_cache_tool, Kind::text,
-     [](const Profile*) { return std::string("ASCEND_SETUP_COMPILE_CACHE_TOOL"); },
-     [](const Profile*) -> std::optional<std::string> { return "ccache"; },
-     "the launcher of the compile cache: ccache or sccache"},
     {EnvVar::ccache_remote_storage, Kind::text,
      [](const Profile*) { return std::string("CCACHE_REMOTE_STORAGE"); }, none,
      "ccache's remote storage; ascend-setup sets ASCEND_SETUP_COMPILE_CACHE's URL (empty while "
@@ -231,7 +227,7 @@ const Row& row_of(EnvVar var) {
       return row;
     }
   }
-  throw Error("internal error: environment variable without a registry row");
+  throw Error("internal error: environment variable without a registry row", ErrorKind::internal);
 }
 
 std::string upper(std::string text) {

@@ -36,7 +36,8 @@ std::optional<int> glibc_number(const std::optional<std::string>& version) {
 std::string read_file(const std::filesystem::path& path) {
   auto text = read_whole_file(path);
   if (!text) {
-    throw Error("cannot read " + path.string() + " (needed for the LLVM package name)");
+    throw Error("cannot read " + path.string() + " (needed for the LLVM package name)",
+                ErrorKind::local_io);
   }
   return *text;
 }

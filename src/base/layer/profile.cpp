@@ -256,7 +256,8 @@ Profile parse_profile(std::string_view text, const std::string& source) {
     root = toml::parse(text, source);
   } catch (const toml::parse_error& error) {
     throw Error(source + ":" + std::to_string(error.source().begin.line) +
-                ": malformed TOML: " + std::string(error.description()));
+                    ": malformed TOML: " + std::string(error.description()),
+                ErrorKind::bad_input);
   }
 
   Profile profile;
@@ -292,7 +293,7 @@ Profile parse_profile(std::string_view text, const std::string& source) {
 Profile load_profile_file(const std::filesystem::path& path) {
   auto text = read_whole_file(path);
   if (!text) {
-    throw Error("cannot read profile " + path.string());
+    throw Error("cannot read profile " + path.string(), ErrorKind::bad_input);
   }
   return parse_profile(*text, path.string());
 }
@@ -319,7 +320,8 @@ std::string architecture_key(const Profile& profile, const std::string& machine)
     }
   }
   throw Error("unsupported architecture '" + machine + "': the profile (" + profile.source +
-              ") knows " + known);
+                  ") knows " + known,
+              ErrorKind::bad_input);
 }
 
 }  // namespace ascend_setup

@@ -89,7 +89,8 @@ std::vector<Profile> profiles_in(const fs::path& directory) {
   std::error_code error;
   if (!fs::is_directory(directory, error)) {
     throw Error("--profile-dir " + directory.string() + ": " +
-                (error ? error.message() : std::string("not a directory")));
+                    (error ? error.message() : std::string("not a directory")),
+                ErrorKind::bad_input);
   }
   std::vector<fs::path> files;
   for (fs::directory_iterator it(directory, error), end; !error && it != end; it.increment(error)) {
@@ -98,7 +99,8 @@ std::vector<Profile> profiles_in(const fs::path& directory) {
     }
   }
   if (error) {
-    throw Error("--profile-dir " + directory.string() + ": " + error.message());
+    throw Error("--profile-dir " + directory.string() + ": " + error.message(),
+                ErrorKind::bad_input);
   }
   std::sort(files.begin(), files.end());
   std::vector<Profile> result;

@@ -154,7 +154,8 @@ const toml::node& TableReader::require(const std::string& key) {
   const toml::node* node = find(key);
   if (node == nullptr) {
     throw Error(source_ + ":" + std::to_string(table_.source().begin.line) + ": missing key '" +
-                qualified(key) + "'");
+                    qualified(key) + "'",
+                ErrorKind::bad_input);
   }
   return *node;
 }
@@ -178,7 +179,8 @@ std::vector<std::string> TableReader::string_array(const toml::node& node, const
 void TableReader::fail(const toml::node& node, const std::string& key,
                        const std::string& what) const {
   throw Error(source_ + ":" + std::to_string(node.source().begin.line) + ": key '" +
-              qualified(key) + "': " + what);
+                  qualified(key) + "': " + what,
+              ErrorKind::bad_input);
 }
 
 std::string TableReader::qualified(const std::string& key) const {

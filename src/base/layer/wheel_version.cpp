@@ -88,7 +88,8 @@ std::string wheel_version(const Profile& profile, const std::filesystem::path& t
   if (!is_pep440_version(version)) {
     const std::string culprit = suffix.empty() ? base_origin + " ('" + base + "')"
                                                : "$" + v.suffix_env + " ('" + suffix + "')";
-    throw Error("version '" + version + "' is not a valid PEP 440 version: fix " + culprit);
+    throw Error("version '" + version + "' is not a valid PEP 440 version: fix " + culprit,
+                ErrorKind::bad_input);
   }
   return version;
 }

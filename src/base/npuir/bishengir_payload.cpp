@@ -27,14 +27,20 @@ void copy_entry(const fs::path& from, const fs::path& to) {
     fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
   }
   if (ec) {
-    throw Error("cannot copy " + from.string() + " to " + to.string() + ": " + ec.message());
+    throw Error("cannot copy " + from.string() + " to " + to.string() + ": " + ec.message(),
+                ErrorKind::local_io);
   }
 }
 
-// A new `target` filled by `fill`, then swapped in whole.
+constexpr const char* kStaging = "staged";
+
+// A new `target` filled by `fill`, then swapped in whole; the staged copies
+// a killed run left beside it removed first (the caller holds the lock that
+// keeps other writers of `target` out).
 template <typename Fill>
 void stage_and_replace(const fs::path& target, Fill fill) {
-  StagedReplacement staging(target, "staged");
+  StagedReplacement::remove_leftovers(target, kStaging);
+  StagedReplacement staging(target, kStaging);
   fill(staging.staged());
   staging.commit();
 }
@@ -73,8 +79,8 @@ void check_bishengir_payload(const fs::path& source, const std::vector<std::stri
                              const std::string& origin) {
   std::error_code ec;
   if (!fs::is_directory(source, ec)) {
-    throw Error("the BishengIR payload " + source.string() + " (" + origin +
-                ") is not a directory");
+    throw Error("the BishengIR payload " + source.string() + " (" + origin + ") is not a directory",
+                ErrorKind::bad_input);
   }
   const std::vector<std::string> missing = missing_payload_parts(source, required);
   if (!missing.empty()) {
@@ -82,7 +88,8 @@ void check_bishengir_payload(const fs::path& source, const std::vector<std::stri
     for (const std::string& part : missing) {
       names += (names.empty() ? "" : ", ") + part;
     }
-    throw Error("the BishengIR payload " + source.string() + " (" + origin + ") lacks " + names);
+    throw Error("the BishengIR payload " + source.string() + " (" + origin + ") lacks " + names,
+                ErrorKind::bad_input);
   }
 }
 

@@ -60,9 +60,11 @@ void provide_sources(const fs::path& tree_root, const Profile::Npuir& npuir) {
     fs::create_directories(npuir_dir, ec);
     tree_repo->ensure_submodule(npuir.directory, network);
   } else if (!holds_content(npuir_dir)) {
-    throw Error(npuir_dir.string() + " is missing and " +
-                (tree_repo ? "no submodule is registered there" : "the tree is no git checkout") +
-                ": the NPUIR build needs the AscendNPU-IR sources there");
+    throw Error(
+        npuir_dir.string() + " is missing and " +
+            (tree_repo ? "no submodule is registered there" : "the tree is no git checkout") +
+            ": the NPUIR build needs the AscendNPU-IR sources there",
+        ErrorKind::bad_input);
   }
   const auto repo = SourceRepo::open(npuir_dir);
   if (!repo) {
@@ -78,7 +80,8 @@ void provide_sources(const fs::path& tree_root, const Profile::Npuir& npuir) {
     }
     if (link.url.empty()) {
       throw Error(npuir_dir.string() + " records " + link.path + " at " + link.id +
-                  " but its .gitmodules gives it no URL");
+                      " but its .gitmodules gives it no URL",
+                  ErrorKind::bad_input);
     }
     StagedReplacement::remove_leftovers(directory, "fetch");  // a killed run's
     int attempt = 0;
@@ -94,10 +97,11 @@ void provide_sources(const fs::path& tree_root, const Profile::Npuir& npuir) {
         throw;  // a stop, a local failure
       }
       throw Error("cannot fetch " + link.path + " of the NPUIR sources at " + link.id + " from " +
-                  link.url + " (" + std::to_string(attempt) + " attempts; last: " + error.what() +
-                  "); provide it by hand: git -C " + directory.string() + " init && git -C " +
-                  directory.string() + " fetch " + link.url + " " + link.id + " && git -C " +
-                  directory.string() + " checkout FETCH_HEAD");
+                      link.url + " (" + std::to_string(attempt) + " attempts; last: " +
+                      error.what() + "); provide it by hand: git -C " + directory.string() +
+                      " init && git -C " + directory.string() + " fetch " + link.url + " " +
+                      link.id + " && git -C " + directory.string() + " checkout FETCH_HEAD",
+                  ErrorKind::network);
     }
   }
 }
@@ -123,8 +127,9 @@ NpuirJobs npuir_job_count(const std::optional<std::string>& user_max_jobs, const
 void check_free_space(const fs::path& where, std::uint64_t free_bytes, int min_gib) {
   if (free_bytes < std::uint64_t(min_gib) * kGiB) {
     throw Error("the NPUIR build needs " + std::to_string(min_gib) + " GiB free on the disk of " +
-                where.string() + ", and " + human_bytes(double(free_bytes)) +
-                " is free: make room, or build without it");
+                    where.string() + ", and " + human_bytes(double(free_bytes)) +
+                    " is free: make room, or build without it",
+                ErrorKind::local_io);
   }
 }
 
@@ -164,26 +169,29 @@ void build_npuir(const fs::path& tree_root, const Profile& profile,
 
   struct statvfs disk {};
   if (::statvfs(tree_root.c_str(), &disk) != 0) {
-    throw Error("cannot read the free space of " + tree_root.string() + ": " +
-                std::strerror(errno));
+    throw Error("cannot read the free space of " + tree_root.string() + ": " + std::strerror(errno),
+                ErrorKind::local_io);
   }
   check_free_space(tree_root, std::uint64_t(disk.f_bavail) * disk.f_frsize, npuir.min_free_gib);
 
   const auto toolkit = env_value(EnvVar::toolkit_home, &profile);
   if (!toolkit || toolkit->empty()) {
     throw Error(switch_on + " but " + npuir.toolkit_env + " is not set: source " +
-                npuir.toolkit_setup + " first");
+                    npuir.toolkit_setup + " first",
+                ErrorKind::bad_input);
   }
   const fs::path bisheng = fs::path(*toolkit) / npuir.bisheng_compiler;
   if (std::error_code ec; !fs::is_directory(bisheng, ec)) {
     throw Error(switch_on + " but the bisheng compiler directory " + bisheng.string() +
-                " does not exist (" + npuir.toolkit_env + "=" + *toolkit + "): source " +
-                npuir.toolkit_setup + " of a toolkit that has it");
+                    " does not exist (" + npuir.toolkit_env + "=" + *toolkit + "): source " +
+                    npuir.toolkit_setup + " of a toolkit that has it",
+                ErrorKind::bad_input);
   }
   const auto compiler = find_executable(npuir.cxx_compiler, env_value(EnvVar::path, nullptr));
   if (!compiler) {
-    throw Error(switch_on + " but " + npuir.cxx_compiler +
-                " (the NPUIR build's compiler) is not on PATH");
+    throw Error(
+        switch_on + " but " + npuir.cxx_compiler + " (the NPUIR build's compiler) is not on PATH",
+        ErrorKind::bad_input);
   }
 
   // One run fetches and builds in a tree's NPUIR sources at a time.

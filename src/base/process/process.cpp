@@ -37,7 +37,8 @@ struct Pipe {
   Pipe() {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
-      throw Error(std::string("cannot create a pipe: ") + std::strerror(errno));
+      throw Error(std::string("cannot create a pipe: ") + std::strerror(errno),
+                  ErrorKind::local_io);
     }
     read.reset(fds[0]);
     write.reset(fds[1]);
@@ -215,7 +216,7 @@ int wait_for(pid_t pid) {
 
 ProcessResult run_process(const ProcessSpec& spec) {
   if (spec.argv.empty()) {
-    throw Error("run_process: empty command");
+    throw Error("run_process: empty command", ErrorKind::internal);
   }
   ChildPipes pipes;
   const pid_t pid = spawn(spec, pipes);
@@ -226,7 +227,8 @@ ProcessResult run_process(const ProcessSpec& spec) {
   result.exit_code = wait_for(pid);
   throw_if_stopped();
   if (pump_error != 0) {
-    throw Error("cannot read the output of " + spec.argv[0] + ": " + std::strerror(pump_error));
+    throw Error("cannot read the output of " + spec.argv[0] + ": " + std::strerror(pump_error),
+                ErrorKind::local_io);
   }
   return result;
 }

@@ -70,10 +70,11 @@ void hold_at_pin(const fs::path& directory, const Profile& profile,
   const auto clone = SourceRepo::open(directory);
   if (!clone) {
     throw Error(directory.string() + " exists but is not a git clone, so it cannot be held at " +
-                d.pin +
-                ": move it away and ascend-setup clones it, or provide the clone by "
-                "hand: " +
-                manual_clone(d, directory, true));
+                    d.pin +
+                    ": move it away and ascend-setup clones it, or provide the clone by "
+                    "hand: " +
+                    manual_clone(d, directory, true),
+                ErrorKind::bad_input);
   }
   const std::string head = clone->head_id().value_or("no commit");
   if (head == d.pin) {
@@ -106,15 +107,18 @@ void hold_at_pin(const fs::path& directory, const Profile& profile,
     }
     if (!clone->has_commit(d.pin)) {
       throw Error("the pin " + d.pin + " of the distributed part is neither in " +
-                  directory.string() +
-                  " nor on its remote origin: check the profile's "
-                  "distributed.pin");
+                      directory.string() +
+                      " nor on its remote origin: check the profile's "
+                      "distributed.pin",
+                  ErrorKind::bad_input);
     }
   }
   clone->checkout_detached(d.pin);
   if (clone->head_id() != d.pin) {
     throw Error("the distributed part " + directory.string() + " is not at the pin " + d.pin +
-                " after checking it out (HEAD is " + clone->head_id().value_or("no commit") + ")");
+                    " after checking it out (HEAD is " + clone->head_id().value_or("no commit") +
+                    ")",
+                ErrorKind::bad_input);
   }
   spdlog::info("distributed part: {} checked out at the pin {} (was {})", d.directory, d.pin, head);
 }

@@ -132,8 +132,9 @@ std::vector<PatchText> PatchEngine::wanted_patches() const {
         continue;
       }
       throw Error("the Ascend " + patch_file.role + " patch " + path.string() +
-                  " does not exist (named by the profile " + profile_.source +
-                  "; mark it optional there if a tree may lack it)");
+                      " does not exist (named by the profile " + profile_.source +
+                      "; mark it optional there if a tree may lack it)",
+                  ErrorKind::bad_input);
     }
     patches.push_back(Patch::read(patch_file.entry->file, path, *text));
   }
@@ -329,8 +330,9 @@ PatchOutcome PatchEngine::reconcile(const std::vector<Patch>& wanted, bool force
     const auto repo = SourceRepo::open(tree_root_);
     if (!repo) {
       throw Error("--force-patches takes the committed content of " + join(troubled) + ", but " +
-                  tree_root_.string() +
-                  " is not a git checkout: restore those files from the source archive");
+                      tree_root_.string() +
+                      " is not a git checkout: restore those files from the source archive",
+                  ErrorKind::bad_input);
     }
     outcome.saved_dir = state_dir_ / "saved" / timestamp();
     for (int n = 2; fs::exists(outcome.saved_dir); ++n) {
@@ -339,7 +341,8 @@ PatchOutcome PatchEngine::reconcile(const std::vector<Patch>& wanted, bool force
     for (const auto& file : troubled) {
       const auto committed = repo->committed_file(file);
       if (!committed) {
-        throw Error("--force-patches: " + file + " is not in the committed tree (HEAD)");
+        throw Error("--force-patches: " + file + " is not in the committed tree (HEAD)",
+                    ErrorKind::bad_input);
       }
       write_whole_file(scratch / file, *committed);
       for (const auto& patch : wanted) {
@@ -430,8 +433,9 @@ PatchOutcome PatchEngine::restore(bool force) {
   std::error_code ec;
   fs::remove(state_dir_ / "state.json", ec);
   if (ec) {
-    throw Error("cannot remove the record " + (state_dir_ / "state.json").string() + ": " +
-                ec.message());
+    throw Error(
+        "cannot remove the record " + (state_dir_ / "state.json").string() + ": " + ec.message(),
+        ErrorKind::local_io);
   }
   transaction.finish();
   fs::remove_all(state_dir_ / "applied", ec);

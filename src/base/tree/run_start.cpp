@@ -32,15 +32,17 @@ SourceTree enter_source_tree(const HostOptions& options) {
   struct stat info {};
   if (::stat(options.source_dir.c_str(), &info) != 0) {
     if (errno == ENOENT) {
-      throw Error(named + " does not exist");
+      throw Error(named + " does not exist", ErrorKind::bad_input);
     }
     if (errno == ENOTDIR) {
-      throw Error(named + " does not exist: a part of its path is a file, not a directory");
+      throw Error(named + " does not exist: a part of its path is a file, not a directory",
+                  ErrorKind::bad_input);
     }
     throw system_error("read the source directory", options.source_dir, errno);
   }
   if (!S_ISDIR(info.st_mode)) {
-    throw Error(named + " is not a directory (-C takes the directory of the tree)");
+    throw Error(named + " is not a directory (-C takes the directory of the tree)",
+                ErrorKind::bad_input);
   }
   if (::access(options.source_dir.c_str(), R_OK | X_OK) != 0) {
     throw system_error("read the source directory", options.source_dir, errno);
@@ -63,7 +65,8 @@ SourceTree enter_source_tree(const HostOptions& options) {
                     ? "--setup-py " + options.setup_py->string() + " is not a file"
                     : tree.root.string() +
                           " has no setup.py nor python/setup.py: run ascend-setup in a "
-                          "triton-ascend source tree or pass -C DIR");
+                          "triton-ascend source tree or pass -C DIR",
+                ErrorKind::bad_input);
   }
   tree.setup_py = std::filesystem::weakly_canonical(tree.setup_py, ec);
   const auto inside = [](const std::filesystem::path& path, const std::filesystem::path& dir) {

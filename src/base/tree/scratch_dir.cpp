@@ -47,7 +47,7 @@ ScratchDir::ScratchDir() {
   std::error_code ec;
   const fs::path temp = fs::temp_directory_path(ec);
   if (ec) {
-    throw Error("no usable temporary directory: " + ec.message());
+    throw Error("no usable temporary directory: " + ec.message(), ErrorKind::local_io);
   }
   remove_abandoned(temp);
   std::string pattern =

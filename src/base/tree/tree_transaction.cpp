@@ -119,8 +119,10 @@ fs::path through_directories(const fs::path& root, const std::string& file) {
     const fs::path inside = resolve_inside(root, current);
     if (inside.empty()) {
       throw Error(file + ": its directory " + walked.string() + " is a symlink to " +
-                  fs::weakly_canonical(current, ec).string() + ", outside the tree " +
-                  root.string() + ": ascend-setup does not write through it; nothing was written");
+                      fs::weakly_canonical(current, ec).string() + ", outside the tree " +
+                      root.string() +
+                      ": ascend-setup does not write through it; nothing was written",
+                  ErrorKind::bad_input);
     }
     current = inside;
   }
@@ -173,8 +175,9 @@ void roll_back(const nlohmann::json& entry, const fs::path& journal_dir) {
   const fs::path backup = journal_dir / "backup" / entry.at("backup").get<std::string>();
   const auto bytes = read_whole_file(backup);
   if (!bytes || sha256_hex(*bytes) != entry.at("sha256").get<std::string>()) {
-    throw Error("the saved copy " + backup.string() + " of " + path.string() +
-                " is missing or damaged");
+    throw Error(
+        "the saved copy " + backup.string() + " of " + path.string() + " is missing or damaged",
+        ErrorKind::local_io);
   }
   const auto mode = entry.at("mode").get<unsigned>();
   const int uid = entry.at("uid").get<int>();
@@ -204,7 +207,8 @@ void roll_back_all(const nlohmann::json& journal, const fs::path& journal_dir) {
   }
   if (!failures.empty()) {
     throw Error("could not put the tree back (" + failures + "); the journal " +
-                (journal_dir / journal_file_name).string() + " stays, the next run tries again");
+                    (journal_dir / journal_file_name).string() + " stays, the next run tries again",
+                ErrorKind::local_io);
   }
   std::error_code ec;
   fs::remove(journal_dir / journal_file_name, ec);
@@ -243,8 +247,9 @@ void TreeTransaction::stage(const std::string& file, std::optional<std::string> 
     entry.path = resolve_inside(tree_root_, in_tree);
     if (entry.path.empty()) {
       throw Error(file + " is a symlink to " + fs::weakly_canonical(in_tree, ec).string() +
-                  ", outside the tree " + tree_root_.string() +
-                  ": ascend-setup does not write through it; nothing was written");
+                      ", outside the tree " + tree_root_.string() +
+                      ": ascend-setup does not write through it; nothing was written",
+                  ErrorKind::bad_input);
     }
   } else {
     entry.path = in_tree;  // a link to remove goes itself, its target stays
@@ -273,7 +278,8 @@ void TreeTransaction::stage(const std::string& file, std::optional<std::string> 
     entry.old_gid = static_cast<int>(info.st_gid);
     entry.new_mode = entry.old_mode;
   } else {
-    throw Error(file + " is not a regular file: ascend-setup does not replace it");
+    throw Error(file + " is not a regular file: ascend-setup does not replace it",
+                ErrorKind::bad_input);
   }
   entries_.push_back(std::move(entry));
 }
@@ -301,7 +307,8 @@ void TreeTransaction::write() {
       if (entry.old_kind == OldKind::regular) {
         const auto bytes = read_whole_file(entry.path);
         if (!bytes) {
-          throw Error(entry.path.string() + " vanished while it was being patched");
+          throw Error(entry.path.string() + " vanished while it was being patched",
+                      ErrorKind::bad_input);
         }
         entry.old_sha256 = sha256_hex(*bytes);
         write_synced(journal_dir_ / "backup" / std::to_string(i), *bytes);
@@ -369,11 +376,13 @@ bool TreeTransaction::recover(const fs::path& journal_dir) {
   try {
     journal = nlohmann::json::parse(*text);
     if (journal.at("format").get<int>() != journal_format) {
-      throw Error("unknown format");
+      throw Error("unknown format", ErrorKind::bad_input);
     }
   } catch (const std::exception& error) {
     throw Error("the patch journal " + (journal_dir / journal_file_name).string() +
-                " is unreadable (" + error.what() + "): check the files it names, then delete it");
+                    " is unreadable (" + error.what() +
+                    "): check the files it names, then delete it",
+                ErrorKind::bad_input);
   }
   spdlog::warn("a run (pid {}) was stopped while it patched {}: putting the files back",
                journal.value("pid", 0), journal.value("tree", std::string("the tree")));

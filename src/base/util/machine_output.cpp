@@ -19,10 +19,12 @@ MachineOutput::MachineOutput() {
   std::fflush(stdout);
   fd_ = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
   if (fd_ < 0) {
-    throw Error(std::string("cannot keep stdout for the machine output: ") + std::strerror(errno));
+    throw Error(std::string("cannot keep stdout for the machine output: ") + std::strerror(errno),
+                ErrorKind::local_io);
   }
   if (::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
-    throw Error(std::string("cannot send other output to stderr: ") + std::strerror(errno));
+    throw Error(std::string("cannot send other output to stderr: ") + std::strerror(errno),
+                ErrorKind::local_io);
   }
 }
 

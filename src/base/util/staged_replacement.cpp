@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 namespace fs = std::filesystem;
@@ -17,8 +18,16 @@ namespace ascend_setup {
 
 namespace {
 
+constexpr std::string_view kMark = ".ascend-setup-";
+constexpr std::string_view kOld = "-old";
+
 std::string staged_prefix(const fs::path& target, const std::string& what) {
-  return fmt::format(".{}.ascend-setup-{}-", target.filename().string(), what);
+  return fmt::format(".{}{}{}-", target.filename().string(), kMark, what);
+}
+
+bool all_digits(std::string_view text) {
+  return !text.empty() &&
+         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 // fsync of a regular file, syncfs of a directory's file system (one call for
@@ -47,6 +56,17 @@ bool is_empty_directory(const fs::path& path) {
 }
 
 }  // namespace
+
+bool is_staged_name(std::string_view name) {
+  if (name.ends_with(kOld)) {
+    name.remove_suffix(kOld.size());
+  }
+  const size_t mark = name.rfind(kMark);
+  const size_t dash = name.rfind('-');
+  // ".<target>" before the mark, "<what>-<pid>" after it.
+  return name.size() > 1 && name[0] == '.' && mark != std::string_view::npos && mark > 1 &&
+         dash > mark + kMark.size() && all_digits(name.substr(dash + 1));
+}
 
 void sync_directory(const fs::path& directory) {
   const UniqueFd fd(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
@@ -106,7 +126,7 @@ void StagedReplacement::commit() {
   }
   // No renameat2 flags here (EINVAL): the old one aside, the new one in, the
   // old one back when that fails.
-  const fs::path old = staged_.string() + "-old";
+  const fs::path old = staged_.string() + std::string(kOld);
   fs::remove_all(old, ec);
   const bool had_old = fs::exists(fs::symlink_status(target_, ec));
   if (had_old && ::rename(target_.c_str(), old.c_str()) != 0) {

@@ -65,28 +65,6 @@ Error system_error(const std::string& action, const fs::path& path, int error_nu
                ErrorKind::local_io);
 }
 
-std::optional<Error> nearly_full_disk(const std::string& action,
-                                      const std::vector<fs::path>& directories) {
-  for (const fs::path& directory : directories) {
-    if (directory.empty()) {
-      continue;
-    }
-    fs::path existing = directory.is_absolute() ? directory : fs::absolute(directory);
-    struct statvfs disk {};
-    while (::statvfs(existing.c_str(), &disk) != 0 && existing != existing.parent_path()) {
-      existing = existing.parent_path();
-    }
-    const double size = double(disk.f_blocks) * double(disk.f_frsize);
-    const double free_bytes = double(disk.f_bavail) * double(disk.f_frsize);
-    const bool no_inode = disk.f_files > 0 && disk.f_favail == 0;
-    if (size > 0 &&
-        (no_inode || (free_bytes < double(nearly_full_bytes) && free_bytes < size * 0.05))) {
-      return system_error(action, directory, ENOSPC);
-    }
-  }
-  return std::nullopt;
-}
-
 Error system_error(const fs::filesystem_error& error) {
   // libstdc++ says "filesystem error: cannot <action>: <reason> [<path1>] [<path2>]".
   std::string action = error.what();

@@ -25,7 +25,8 @@ libdeflate_compressor* compressor_for(int level) {
     compressor.reset(libdeflate_alloc_compressor(level));
     compressor_level = level;
     if (!compressor) {
-      throw Error("libdeflate cannot make a compressor of level " + std::to_string(level));
+      throw Error("libdeflate cannot make a compressor of level " + std::to_string(level),
+                  ErrorKind::internal);
     }
   }
   return compressor.get();
@@ -36,7 +37,7 @@ libdeflate_compressor* compressor_for(int level) {
 void make_joinable(std::string& stream) {
   z_stream inflater{};
   if (inflateInit2(&inflater, -15) != Z_OK) {
-    throw Error("zlib's inflateInit2 failed");
+    throw Error("zlib's inflateInit2 failed", ErrorKind::internal);
   }
   inflater.next_in = reinterpret_cast<Bytef*>(stream.data());
   inflater.avail_in = static_cast<uInt>(stream.size());
@@ -49,7 +50,7 @@ void make_joinable(std::string& stream) {
   for (size_t rounds = 0;; ++rounds) {
     if (rounds > stream.size() + 16) {
       inflateEnd(&inflater);
-      throw Error("libdeflate's output does not end (zlib made no progress)");
+      throw Error("libdeflate's output does not end (zlib made no progress)", ErrorKind::internal);
     }
     inflater.next_out = scratch;
     inflater.avail_out = sizeof scratch;
@@ -60,7 +61,8 @@ void make_joinable(std::string& stream) {
     if ((result != Z_OK && result != Z_BUF_ERROR) ||
         (result == Z_BUF_ERROR && inflater.avail_in == 0)) {
       inflateEnd(&inflater);
-      throw Error("libdeflate's output does not inflate (zlib: " + std::to_string(result) + ")");
+      throw Error("libdeflate's output does not inflate (zlib: " + std::to_string(result) + ")",
+                  ErrorKind::internal);
     }
     if ((inflater.data_type & 128) != 0) {  // stopped before a block header
       const uint64_t bit = uint64_t{inflater.total_in} * 8 - (inflater.data_type & 7);
@@ -75,7 +77,7 @@ void make_joinable(std::string& stream) {
   inflateEnd(&inflater);
   if (!ended || (end_bit + 7) / 8 != stream.size() ||
       (static_cast<unsigned char>(stream[last_header_bit / 8]) >> (last_header_bit % 8) & 1) == 0) {
-    throw Error("libdeflate's output has an unexpected block layout");
+    throw Error("libdeflate's output has an unexpected block layout", ErrorKind::internal);
   }
   stream[last_header_bit / 8] = static_cast<char>(
       static_cast<unsigned char>(stream[last_header_bit / 8]) & ~(1u << (last_header_bit % 8)));
@@ -100,8 +102,9 @@ std::string deflate_chunk(std::string_view input, bool last, int level) {
   const size_t n = libdeflate_deflate_compress(compressor, input.data(), input.size(),
                                                output.data(), output.size());
   if (n == 0) {
-    throw Error("libdeflate could not compress a chunk of " + std::to_string(input.size()) +
-                " bytes");
+    throw Error(
+        "libdeflate could not compress a chunk of " + std::to_string(input.size()) + " bytes",
+        ErrorKind::internal);
   }
   output.resize(n);
   if (!last) {
@@ -143,7 +146,7 @@ void ParallelDeflater::work() {
     std::string output;
     std::string input_digest;
     std::string output_digest;
-    std::string error;
+    std::exception_ptr error;
     try {
       if (task->job) {
         task->job();
@@ -152,8 +155,8 @@ void ParallelDeflater::work() {
         input_digest = Sha256().update(task->input).digest();
         output_digest = Sha256().update(output).digest();
       }
-    } catch (const std::exception& e) {
-      error = e.what();
+    } catch (...) {
+      error = std::current_exception();  // rethrown by the caller, its kind kept
     }
     {
       std::lock_guard lock(mutex_);
@@ -184,8 +187,8 @@ uint64_t ParallelDeflater::deflate(uint64_t size, const std::function<std::strin
       std::unique_lock lock(mutex_);
       finished_.wait(lock, [&] { return task->done; });
     }
-    if (!task->error.empty()) {
-      throw Error("cannot compress: " + task->error);
+    if (task->error) {
+      std::rethrow_exception(task->error);
     }
     compressed += task->output.size();
     chunks.push_back({task->output.size(), task->input_digest, task->output_digest});
@@ -258,8 +261,8 @@ void ParallelDeflater::run(std::vector<std::function<void()>> jobs) {
     }
   }
   for (const auto& task : tasks) {
-    if (!task->error.empty()) {
-      throw Error(task->error);
+    if (task->error) {
+      std::rethrow_exception(task->error);
     }
   }
 }

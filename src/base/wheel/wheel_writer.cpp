@@ -242,7 +242,7 @@ class RangeReader {
   RangeReader(int fd, uint64_t offset, uint64_t compressed, bool inflated, const fs::path& path)
       : fd_(fd), offset_(offset), compressed_(compressed), inflated_(inflated), path_(path) {
     if (inflated_ && inflateInit2(&inflater_, -15) != Z_OK) {
-      throw Error("zlib's inflateInit2 failed");
+      throw Error("zlib's inflateInit2 failed", ErrorKind::internal);
     }
   }
   RangeReader(const RangeReader&) = delete;
@@ -265,7 +265,7 @@ class RangeReader {
       if (inflater_.avail_in == 0) {
         const size_t take = static_cast<size_t>(std::min<uint64_t>(io_block, compressed_ - done_));
         if (take == 0) {
-          throw Error(path_.string() + ": a deflate stream ends early");
+          throw Error(path_.string() + ": a deflate stream ends early", ErrorKind::bad_input);
         }
         block_ = read_at(fd_, offset_ + done_, take, path_);
         done_ += take;
@@ -277,11 +277,12 @@ class RangeReader {
       const int result = inflate(&inflater_, Z_NO_FLUSH);
       produced = length - inflater_.avail_out;
       if (result == Z_STREAM_END && produced < length) {
-        throw Error(path_.string() + ": a deflate stream ends early");
+        throw Error(path_.string() + ": a deflate stream ends early", ErrorKind::bad_input);
       }
       if (result != Z_OK && result != Z_STREAM_END && result != Z_BUF_ERROR) {
-        throw Error(path_.string() + ": a broken deflate stream (zlib " + std::to_string(result) +
-                    ")");
+        throw Error(
+            path_.string() + ": a broken deflate stream (zlib " + std::to_string(result) + ")",
+            ErrorKind::bad_input);
       }
     }
     return out;
@@ -377,7 +378,8 @@ class EntryWriter {
       }
       if (source.known_crc && *source.known_crc != running) {
         throw Error(source.path.string() + ": " + entry.name +
-                    " does not match the CRC-32 its archive gives");
+                        " does not match the CRC-32 its archive gives",
+                    ErrorKind::bad_input);
       }
       entry.crc = running;
       if (!hash) {
@@ -624,7 +626,8 @@ bool is_dir_following(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-// os.walk(base_dir) top-down with sorted directory and file names.
+// os.walk(base_dir) top-down with sorted directory and file names, staged
+// copies left out.
 void walk(const std::string& root, const std::string& relative, const std::string& record_path,
           std::vector<WalkedFile>& files, std::vector<WalkedFile>& deferred) {
   DIR* dir = ::opendir(root.c_str());
@@ -638,8 +641,8 @@ void walk(const std::string& root, const std::string& relative, const std::strin
   std::vector<std::string> names;
   while (const dirent* item = ::readdir(dir)) {
     const std::string name = item->d_name;
-    if (name == "." || name == "..") {
-      continue;
+    if (name == "." || name == ".." || is_staged_name(name)) {
+      continue;  // a staged copy a killed run left is no content
     }
     (is_dir_following(root + "/" + name) ? directories : names).push_back(name);
   }
@@ -698,7 +701,7 @@ std::string record_path_for(const fs::path& wheel) {
   if (parts.size() < 5 || parts.size() > 6 || spaces ||
       std::any_of(parts.begin(), parts.end(), [](const std::string& p) { return p.empty(); }) ||
       (parts.size() == 6 && !std::isdigit(static_cast<unsigned char>(parts[2][0])))) {
-    throw Error("Bad wheel filename '" + name + "'");
+    throw Error("Bad wheel filename '" + name + "'", ErrorKind::bad_input);
   }
   return parts[0] + "-" + parts[1] + ".dist-info/RECORD";
 }

@@ -39,7 +39,7 @@ std::string read_at(int fd, uint64_t offset, size_t size, const fs::path& path) 
       throw system_error("read", path, errno);
     }
     if (n == 0) {
-      throw Error(path.string() + " ends early: not a complete ZIP archive");
+      throw Error(path.string() + " ends early: not a complete ZIP archive", ErrorKind::bad_input);
     }
     done += static_cast<size_t>(n);
   }
@@ -57,7 +57,7 @@ ZipReader::ZipReader(const fs::path& path) : path_(path) {
   }
   file_size_ = static_cast<uint64_t>(st.st_size);
   const auto bad = [&](const std::string& why) {
-    return Error(path.string() + " is not a valid ZIP archive: " + why);
+    return Error(path.string() + " is not a valid ZIP archive: " + why, ErrorKind::bad_input);
   };
   const uint64_t tail_size = std::min<uint64_t>(file_size_, 22 + 65535 + 20);
   const std::string tail = read_at(fd_.get(), file_size_ - tail_size, tail_size, path);
@@ -152,16 +152,18 @@ const ZipEntry* ZipReader::find(const std::string& name) const {
 uint64_t ZipReader::data_offset(const ZipEntry& entry) const {
   const std::string header = read_at(fd_.get(), entry.header_offset, 30, path_);
   if (get(header, 0, 4) != 0x04034b50) {
-    throw Error(path_.string() + ": no local header for " + entry.name);
+    throw Error(path_.string() + ": no local header for " + entry.name, ErrorKind::bad_input);
   }
   const uint64_t name_length = get(header, 26, 2);
   const uint64_t extra_length = get(header, 28, 2);
   if (read_at(fd_.get(), entry.header_offset + 30, name_length, path_) != entry.name) {
-    throw Error(path_.string() + ": the local header of " + entry.name + " names another file");
+    throw Error(path_.string() + ": the local header of " + entry.name + " names another file",
+                ErrorKind::bad_input);
   }
   const uint64_t offset = entry.header_offset + 30 + name_length + extra_length;
   if (offset + entry.compressed_size > file_size_) {
-    throw Error(path_.string() + ": the data of " + entry.name + " runs past the end");
+    throw Error(path_.string() + ": the data of " + entry.name + " runs past the end",
+                ErrorKind::bad_input);
   }
   return offset;
 }
@@ -173,14 +175,16 @@ std::string ZipReader::read(const ZipEntry& entry) const {
   }
   if (entry.method != zip_deflated) {
     throw Error(path_.string() + ": " + entry.name + " uses compression method " +
-                std::to_string(entry.method) + ", not stored or deflated");
+                    std::to_string(entry.method) + ", not stored or deflated",
+                ErrorKind::bad_input);
   }
   // Deflate gives at most 1032 bytes a compressed byte: a larger claim is
   // false, and no buffer is sized by it.
   if (entry.size / 1032 > entry.compressed_size) {
     throw Error(path_.string() + ": " + entry.name + " claims " + std::to_string(entry.size) +
-                " bytes from " + std::to_string(entry.compressed_size) +
-                " compressed, more than deflate gives");
+                    " bytes from " + std::to_string(entry.compressed_size) +
+                    " compressed, more than deflate gives",
+                ErrorKind::bad_input);
   }
   std::string out(entry.size, '\0');
   libdeflate_decompressor* decompressor = libdeflate_alloc_decompressor();
@@ -190,7 +194,8 @@ std::string ZipReader::read(const ZipEntry& entry) const {
   libdeflate_free_decompressor(decompressor);
   if (result != LIBDEFLATE_SUCCESS || actual != entry.size ||
       libdeflate_crc32(0, out.data(), out.size()) != entry.crc) {
-    throw Error(path_.string() + ": " + entry.name + " does not decompress to its CRC and size");
+    throw Error(path_.string() + ": " + entry.name + " does not decompress to its CRC and size",
+                ErrorKind::bad_input);
   }
   return out;
 }

@@ -179,7 +179,8 @@ const PatchPoint& find_patch_point(const Profile& profile, const std::string& id
     }
   }
   throw Error("the profile " + profile.source + " names no patch point '" + id +
-              "' under [patch_points], which ascend-setup hooks");
+                  "' under [patch_points], which ascend-setup hooks",
+              ErrorKind::bad_input);
 }
 
 py::object upstream_attr(const Profile& profile, const py::object& module, const std::string& id) {

@@ -12,8 +12,9 @@
 //   deflates that output in parallel into the dist dir (reusing what the
 //   previous repaired wheel of the same name has unchanged); without the
 //   option auditwheel deflates it (once, itself).
-//   A repair that fails on a nearly full disk (the dist dir's or the
-//   temporary directory's) is reported as the full disk (exit 3).
+//   A repair that fails is reported as auditwheel's failure (exit 3), the
+//   reason in its own output above (a full disk too: "No space left on
+//   device"); the original wheel stays.
 #include "host/overrides/overrides.hpp"
 
 #include "base/build/build_phases.hpp"
@@ -77,10 +78,11 @@ void repair_wheel(const Profile& profile, const PlatformInfo& platform, const fs
     for (const auto& wheel : built) {
       names.push_back(wheel.filename().string());
     }
-    throw Error(
-        "auditwheel repair needs exactly one " + profile.wheel.linux_wheel_glob + " in " +
-        dist_dir.string() + ", found " +
-        (built.empty() ? std::string("none") : std::to_string(built.size()) + ": " + join(names)));
+    throw Error("auditwheel repair needs exactly one " + profile.wheel.linux_wheel_glob + " in " +
+                    dist_dir.string() + ", found " +
+                    (built.empty() ? std::string("none")
+                                   : std::to_string(built.size()) + ": " + join(names)),
+                ErrorKind::bad_input);
   }
   const fs::path wheel = *built.begin();
 
@@ -109,21 +111,16 @@ void repair_wheel(const Profile& profile, const PlatformInfo& platform, const fs
     result = run_process({argv, std::nullopt, {}, ""});
   } catch (const Error& error) {
     throw Error(std::string(error.what()) + " (auditwheel is needed with " +
-                profile.switches.manylinux + " on); the wheel stays at " + wheel.string());
+                    profile.switches.manylinux + " on); the wheel stays at " + wheel.string(),
+                ErrorKind::bad_input);
   }
   // auditwheel's own report is a log: stderr.
   std::cerr << result.out << result.err << std::flush;
   if (result.exit_code != 0) {
-    // auditwheel unpacks into the temporary directory and writes into output_dir.
-    std::error_code ec;
-    if (auto full = nearly_full_disk("repair " + wheel.filename().string() + " into",
-                                     {output_dir, fs::temp_directory_path(ec)})) {
-      throw Error(std::string(full->what()) + "; auditwheel's output is above; the original " +
-                      "wheel stays at " + wheel.string(),
-                  ErrorKind::local_io);
-    }
+    // Whatever the reason (a full disk too), auditwheel's own output above says it.
     throw Error("auditwheel repair of " + wheel.string() + " failed (exit " +
-                std::to_string(result.exit_code) + "); the original wheel stays there");
+                    std::to_string(result.exit_code) + "); the original wheel stays there",
+                ErrorKind::bad_input);
   }
   std::vector<fs::path> repaired;
   for (const auto& written : wheels_in(output_dir, "*.whl")) {
@@ -155,7 +152,8 @@ void repair_wheel(const Profile& profile, const PlatformInfo& platform, const fs
   }
   if (repaired.empty()) {
     throw Error("auditwheel reported success but wrote no new wheel into " + dist_dir.string() +
-                "; the original wheel stays at " + wheel.string());
+                    "; the original wheel stays at " + wheel.string(),
+                ErrorKind::bad_input);
   }
   fs::remove(wheel);
   build_summary().wheel = repaired.front();

@@ -13,10 +13,9 @@
 //     and link phases (build_phases.hpp: spans for the summary and the trace,
 //     with the jobs ninja's log says each build call ran); then the tools are
 //     copied next to the extension, executable and stripped.
-//   A cmake call that fails while the disk of the build directory (the call's
-//     cwd, upstream's cmake dir), of the tree or of the temporary directory is
-//     nearly full (base/util/system_error.hpp) is reported as the full disk
-//     (exit 3) instead of the failed call; the tool's own output is above.
+//   A cmake call that fails is reported as the failed build tool it is (its
+//     command and status, exit 1), whatever the disks hold: a full disk is
+//     said by the tool's own output above ("No space left on device").
 //   A build_extension whose configure call did not pass through
 //     subprocess.check_call (upstream configures another way: the Ascend
 //     arguments would be missing) stops with exit 4 (upstream_contract): at
@@ -35,7 +34,6 @@
 #include "base/util/error.hpp"
 #include "base/util/numbers.hpp"
 #include "base/util/strings.hpp"
-#include "base/util/system_error.hpp"
 
 #include <pybind11/stl.h>
 #include <spdlog/spdlog.h>
@@ -87,23 +85,26 @@ void check_cmake(const py::handle& self, const std::string& minimum) {
     if (!error.not_found()) {
       throw;
     }
-    throw Error(needed + ": no cmake on PATH");
+    throw Error(needed + ": no cmake on PATH", ErrorKind::bad_input);
   }
   if (result.exit_code != 0) {
-    throw Error(needed + ": `cmake --version` exited with " + std::to_string(result.exit_code));
+    throw Error(needed + ": `cmake --version` exited with " + std::to_string(result.exit_code),
+                ErrorKind::bad_input);
   }
   static const std::regex version(R"(version\s*\d+\.\d+)");
   std::smatch match;
   if (!std::regex_search(result.out, match, version)) {
-    throw Error(needed + ": `cmake --version` printed no version");
+    throw Error(needed + ": `cmake --version` printed no version", ErrorKind::bad_input);
   }
   const auto [major, minor] = major_minor(match.str());
   if (major < 0) {
-    throw Error(needed + ": `cmake --version` printed no version it can compare (" + match.str() +
-                ")");
+    throw Error(
+        needed + ": `cmake --version` printed no version it can compare (" + match.str() + ")",
+        ErrorKind::bad_input);
   }
   if (std::pair(major, minor) < major_minor(minimum)) {
-    throw Error(needed + ": found " + std::to_string(major) + "." + std::to_string(minor));
+    throw Error(needed + ": found " + std::to_string(major) + "." + std::to_string(minor),
+                ErrorKind::bad_input);
   }
 }
 
@@ -180,28 +181,6 @@ Error configure_bypassed(const std::string& build_extension, const std::string& 
                ErrorKind::upstream_contract);
 }
 
-// A failed cmake call on a nearly full disk: that disk, said as full.
-void throw_if_disk_full(const py::handle& command, const py::kwargs& kwargs,
-                        const std::vector<fs::path>& directories) {
-  std::vector<fs::path> checked;
-  if (kwargs.contains("cwd") && !kwargs["cwd"].is_none()) {
-    checked.push_back(
-        py::str(py::module_::import("os").attr("fspath")(kwargs["cwd"])).cast<std::string>());
-  }
-  checked.insert(checked.end(), directories.begin(), directories.end());
-  std::vector<std::string> words;
-  for (const auto& item : command) {
-    words.push_back(py::str(item).cast<std::string>());
-  }
-  std::string text = join(words, " ");
-  if (text.size() > 120) {
-    text = text.substr(0, 117) + "...";
-  }
-  if (auto full = nearly_full_disk("run `" + text + "` in", checked)) {
-    throw Error(std::string(full->what()) + "; its output is above", ErrorKind::local_io);
-  }
-}
-
 // Whether a cmake call names one of `options`.
 bool cmake_call_with(const py::handle& command, std::initializer_list<const char*> options) {
   if (!is_cmake_call(command)) {
@@ -239,20 +218,16 @@ std::string defined_name(const std::string& arg) {
 // wins over the cluster's).
 class CheckCallWrapper {
  public:
-  // `disks`: the directories whose full disk a failed cmake call is put down to;
   // `build_dir`: the one whose ninja runs the build calls time.
   CheckCallWrapper(std::vector<std::string> extra, std::vector<std::string> unless_set,
                    std::shared_ptr<CmakeCalls> times, std::string build_extension,
-                   std::vector<fs::path> disks, fs::path build_dir)
+                   fs::path build_dir)
       : subprocess_(py::module_::import("subprocess")), original_(subprocess_.attr("check_call")) {
     py::object original = original_;
-    py::object called_process_error = subprocess_.attr("CalledProcessError");
     subprocess_.attr("check_call") = py::cpp_function(
-        [original, called_process_error, extra = std::move(extra),
-         unless_set = std::move(unless_set), times, build_extension = std::move(build_extension),
-         disks = std::move(disks),
+        [original, extra = std::move(extra), unless_set = std::move(unless_set), times,
+         build_extension = std::move(build_extension),
          build_dir = std::move(build_dir)](py::args args, py::kwargs kwargs) {
-          const bool cmake = args.size() > 0 && is_cmake_call(args[0]);
           const bool configure = args.size() > 0 && is_configure_call(args[0]);
           const bool build = args.size() > 0 && is_build_call(args[0]);
           if (build && times->configures == 0) {
@@ -266,16 +241,8 @@ class CheckCallWrapper {
           } else if (build) {
             building.emplace(build_dir);
           }
-          // A failed cmake call on a nearly full disk is the full disk.
-          const auto call = [&](const py::object& command, const py::tuple& all) -> py::object {
-            try {
-              return original(*all, **kwargs);
-            } catch (py::error_already_set& error) {
-              if (cmake && error.matches(called_process_error)) {
-                throw_if_disk_full(command, kwargs, disks);
-              }
-              throw;
-            }
+          const auto call = [&](const py::tuple& all) -> py::object {
+            return original(*all, **kwargs);
           };
           if (configure) {
             ++times->configures;
@@ -317,10 +284,9 @@ class CheckCallWrapper {
             py::list rest(args);
             rest[0] = py::isinstance<py::tuple>(args[0]) ? py::object(py::tuple(command))
                                                          : py::object(command);
-            return call(command, py::tuple(rest));
+            return call(py::tuple(rest));
           }
-          return call(args.size() > 0 ? py::object(args[0]) : py::object(py::none()),
-                      py::tuple(args));
+          return call(py::tuple(args));
         },
         py::name("check_call"));
   }
@@ -403,20 +369,18 @@ void override_cmake_build(const OverrideContext& context) {
       py::name("run"), py::is_method(cmake_build));
 
   cmake_build.attr("build_extension") = py::cpp_function(
-      [upstream, build_extension, patch_point, get_cmake_dir, profile, root](py::object self,
-                                                                             py::object extension) {
+      [upstream, build_extension, patch_point, get_cmake_dir, profile](py::object self,
+                                                                       py::object extension) {
         const fs::path cmake_dir = py::str(get_cmake_dir()).cast<std::string>();
         const NinjaLogEntries log_before = ninja_log_entries(cmake_dir);
         auto calls = std::make_shared<CmakeCalls>();
-        std::error_code ec;
-        const fs::path temp_dir = fs::temp_directory_path(ec);
         {
           // With the compile cache, ccache is the launcher (distcc as its prefix).
           CheckCallWrapper wrapper(ascend_cmake_args(*profile),
                                    compile_cache().active
                                        ? std::vector<std::string>{}
                                        : cluster_cmake_args(compile_cluster(), cmake_dir),
-                                   calls, patch_point, {cmake_dir, root, temp_dir}, cmake_dir);
+                                   calls, patch_point, cmake_dir);
           upstream.attr(build_extension.c_str())(self, extension);
         }
         if (calls->configures == 0) {

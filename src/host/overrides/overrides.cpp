@@ -11,7 +11,8 @@ const std::string& OverrideContext::name(const std::string& id) const {
   const auto found = names.find(id);
   if (found == names.end()) {
     throw Error("the profile " + profile->source + " names no patch point '" + id +
-                "' under [patch_points], which ascend-setup hooks");
+                    "' under [patch_points], which ascend-setup hooks",
+                ErrorKind::bad_input);
   }
   return found->second;
 }

@@ -112,7 +112,7 @@ py::object compile_setup_py(const std::filesystem::path& setup_py,
                             const std::optional<std::filesystem::path>& bytecode_cache) {
   auto source = read_whole_file(setup_py);
   if (!source) {
-    throw Error("cannot read " + setup_py.string());
+    throw Error("cannot read " + setup_py.string(), ErrorKind::bad_input);
   }
   std::string header;
   if (bytecode_cache) {

@@ -78,7 +78,7 @@ void start_interpreter(const Interpreter& interpreter,
   }
   if (PyStatus_Exception(status)) {
     PyConfig_Clear(&config);
-    throw Error("cannot configure the embedded Python interpreter");
+    throw Error("cannot configure the embedded Python interpreter", ErrorKind::internal);
   }
   std::vector<const char*> argv;
   for (const auto& arg : argv_strings) {
@@ -87,7 +87,8 @@ void start_interpreter(const Interpreter& interpreter,
   try {
     py::initialize_interpreter(&config, static_cast<int>(argv.size()), argv.data(), false);
   } catch (const std::exception& error) {
-    throw Error(std::string("cannot start the embedded Python interpreter: ") + error.what());
+    throw Error(std::string("cannot start the embedded Python interpreter: ") + error.what(),
+                ErrorKind::bad_input);
   }
 }
 
@@ -180,9 +181,10 @@ Interpreter choose_interpreter(const std::optional<std::filesystem::path>& expli
   if (info.version != linked_python_version() || info.free_threaded ||
       info.implementation != "cpython") {
     throw Error(info.origin + " names " + info.executable.string() + ", a " + info.implementation +
-                " " + info.version + (info.free_threaded ? " (free-threaded)" : "") +
-                ", but this host embeds CPython " + linked_python_version() +
-                ": run it through the ascend-setup launcher");
+                    " " + info.version + (info.free_threaded ? " (free-threaded)" : "") +
+                    ", but this host embeds CPython " + linked_python_version() +
+                    ": run it through the ascend-setup launcher",
+                ErrorKind::bad_input);
   }
   return {info.executable, info.version};
 }

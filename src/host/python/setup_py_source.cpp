@@ -194,7 +194,7 @@ SetupPySource read_setup_py_source(const std::filesystem::path& setup_py,
                                    const std::string& version_variable) {
   const auto content = read_whole_file(setup_py);
   if (!content) {
-    throw Error("cannot read " + setup_py.string());
+    throw Error("cannot read " + setup_py.string(), ErrorKind::bad_input);
   }
   py::object tree =
       py::module_::import("ast").attr("parse")(py::bytes(*content), setup_py.string());
@@ -239,7 +239,8 @@ std::vector<std::pair<SourceImport, std::string>> failing_imports(
         try {
           importlib.attr("import_module")(entry.module + "." + name);
         } catch (py::error_already_set&) {
-          throw Error("ImportError: cannot import name '" + name + "' from '" + entry.module + "'");
+          throw Error("ImportError: cannot import name '" + name + "' from '" + entry.module + "'",
+                      ErrorKind::bad_input);
         }
       }
     } catch (const Error& error) {
