@@ -22,6 +22,7 @@
 #include "base/process/process.hpp"
 #include "base/tree/state_paths.hpp"
 #include "base/util/error.hpp"
+#include "base/util/shown_url.hpp"
 #include "base/util/staged_replacement.hpp"
 #include "base/util/strings.hpp"
 #include "base/util/system_error.hpp"
@@ -112,7 +113,7 @@ void repair_wheel(const Profile& profile, const PlatformInfo& platform, const fs
                 profile.switches.manylinux + " on); the wheel stays at " + wheel.string());
   }
   // auditwheel's own report is a log: stderr.
-  std::cerr << result.out << result.err << std::flush;
+  std::cerr << shown_text(result.out + result.err) << std::flush;
   if (result.exit_code != 0) {
     // auditwheel unpacks into the temporary directory and writes into output_dir.
     std::error_code ec;
