@@ -236,7 +236,7 @@ TEST_F(NetworkTest, ProxyRefusingTheCredentialsIsOneLineNamingTheProxyNotRetried
     const auto result = build_with_package(base);
     EXPECT_EQ(result.exit_code, ascend_setup::exit_code::bad_input) << result.err;
     const std::string line = error_line(result.err);
-    const std::string shown = userinfo.empty() ? proxy.url() : proxy.url("ci");
+    const std::string shown = userinfo.empty() ? proxy.url() : proxy.url("ci:****");
     EXPECT_TRUE(
         contains(line, "the proxy " + shown + " (from HTTPS_PROXY) refused the way to " + base))
         << result.err;

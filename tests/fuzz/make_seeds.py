@@ -183,6 +183,16 @@ def proxies():
     put(out, "port", b"example.com:8080" + SEP + b"http://example.com:8080/a?b#c")
 
 
+def shown_urls():
+    out = corpus("shown_url")
+    put(out, "proxy-refusal", "ascend-setup: error: the proxy http://alice:s3cret@127.0.0.1:3128 "
+        "(from https_proxy) refused the way to https://h.org (HTTP 407)")
+    put(out, "compile-cache", "ASCEND_SETUP_COMPILE_CACHE `redis://:pw@cache.ci:6379/x|"
+        "bearer-token=t|keep-alive=true`: redis's path `/x` is not /DATABASE-NUMBER")
+    put(out, "query", "fetching https://m.ci/llvm/x.tar.gz?X-Amz-Security-Token=a&token=b#f")
+    put(out, "git", "git@github.com:triton-lang/triton.git ssh://git@host/r /home/a@b:c")
+
+
 def versions():
     out = corpus("version")
     setup_py = (ROOT / "examples" / "triton-3.6" / "setup.py").read_bytes()
@@ -295,6 +305,7 @@ def main():
     diffs()
     cgroups()
     proxies()
+    shown_urls()
     versions()
     elf_images()
 

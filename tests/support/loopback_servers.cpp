@@ -377,16 +377,18 @@ std::unique_ptr<BackgroundProcess> start_nginx(const fs::path& dir, const std::s
   return nullptr;
 }
 
-RedisServer::RedisServer(const fs::path& dir) {
+RedisServer::RedisServer(const fs::path& dir, const std::string& password) : password_(password) {
   fs::create_directories(dir);
   // A port taken between free_port() and the bind: another try (at most 5).
   for (int attempt = 0; attempt < 5 && !process_; ++attempt) {
     port_ = free_port();
-    process_ = std::make_unique<BackgroundProcess>(
-        std::vector<std::string>{"redis-server", "--bind", "127.0.0.1", "--port",
-                                 std::to_string(port_), "--save", "", "--appendonly", "no", "--dir",
-                                 dir.string()},
-        dir / "redis.log");
+    std::vector<std::string> argv{
+        "redis-server", "--bind", "127.0.0.1", "--port",    std::to_string(port_), "--save", "",
+        "--appendonly", "no",     "--dir",     dir.string()};
+    if (!password_.empty()) {
+      argv.insert(argv.end(), {"--requirepass", password_});
+    }
+    process_ = std::make_unique<BackgroundProcess>(argv, dir / "redis.log");
     if (!wait_for_port(port_, 10)) {
       process_.reset();
     }
@@ -397,11 +399,13 @@ RedisServer::RedisServer(const fs::path& dir) {
 }
 
 long RedisServer::keys() const {
-  const ascend_setup::ProcessResult result = ascend_setup::run_process(
-      {{"redis-cli", "-h", "127.0.0.1", "-p", std::to_string(port_), "DBSIZE"},
-       std::nullopt,
-       {},
-       ""});
+  std::vector<std::string> argv{"redis-cli", "-h", "127.0.0.1", "-p", std::to_string(port_)};
+  if (!password_.empty()) {
+    argv.insert(argv.end(), {"--no-auth-warning", "-a", password_});
+  }
+  argv.push_back("DBSIZE");
+  const ascend_setup::ProcessResult result =
+      ascend_setup::run_process({argv, std::nullopt, {}, ""});
   const auto keys = ascend_setup::parse_integer(ascend_setup::trim(result.out), 0L, 1L << 40);
   return result.exit_code == 0 && keys ? *keys : -1;
 }

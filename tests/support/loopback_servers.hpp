@@ -200,18 +200,21 @@ class DistccDaemon {
 };
 
 // Debian's redis-server on 127.0.0.1 and a free port, in the foreground,
-// nothing saved to disk (`--save ''`), its log in `dir`/redis.log; stopped
+// nothing saved to disk (`--save ''`), its log in `dir`/redis.log, asking
+// clients for `password` when it is not empty (`--requirepass`); stopped
 // with its process group when the object dies.
 class RedisServer {
  public:
-  explicit RedisServer(const fs::path& dir);
+  explicit RedisServer(const fs::path& dir, const std::string& password = "");
   int port() const { return port_; }
+  // Without the password: the test puts it where it wants it.
   std::string url() const { return "redis://127.0.0.1:" + std::to_string(port_); }
   // The number of keys it holds (redis-cli DBSIZE); -1 when it cannot say.
   long keys() const;
 
  private:
   int port_ = 0;
+  std::string password_;
   std::unique_ptr<BackgroundProcess> process_;
 };
 

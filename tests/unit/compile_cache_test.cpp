@@ -31,7 +31,7 @@ TEST(CompileCacheUrl, ReadsRedisAndHttpWithTheirDefaults) {
   EXPECT_EQ(http.scheme, "http");
   EXPECT_EQ(http.host, "::1");
   EXPECT_EQ(http.port, 8080);
-  EXPECT_EQ(http.shown, "http://***@[::1]:8080/ccache");
+  EXPECT_EQ(http.shown, "http://user:****@[::1]:8080/ccache");
   EXPECT_EQ(http.text, "http://user:secret@[::1]:8080/ccache|layout=subdirs|read-only=true");
   ASSERT_EQ(http.attributes.size(), 2u);
   EXPECT_EQ(http.attributes[0], (std::pair<std::string, std::string>{"layout", "subdirs"}));
@@ -66,15 +66,24 @@ TEST(CompileCacheUrl, RefusesWhatCcacheCannotUseAsOneUsageError) {
       EXPECT_EQ(message.find('\n'), std::string::npos) << message;
     }
   }
-  // The password stays out of messages.
+  // The password and the token stay out of messages, past the path too.
   try {
-    parse_compile_cache_url("redis://:hunter2@cache.ci:6379/x");
+    parse_compile_cache_url("redis://:hunter2@cache.ci:6379/x|bearer-token=t0ken");
     ADD_FAILURE();
   } catch (const Error& error) {
     const std::string message = error.what();
-    EXPECT_NE(message.find("`redis://***@cache.ci:6379/x`: redis's path `/x`"), std::string::npos)
+    EXPECT_NE(message.find("`redis://:****@cache.ci:6379/x|bearer-token=****`: redis's path `/x`"),
+              std::string::npos)
         << message;
     EXPECT_EQ(message.find("hunter2"), std::string::npos) << message;
+    EXPECT_EQ(message.find("t0ken"), std::string::npos) << message;
+  }
+  // Without a scheme, the token still does not show.
+  try {
+    parse_compile_cache_url("cache.ci|bearer-token=t0ken");
+    ADD_FAILURE();
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()).find("t0ken"), std::string::npos) << error.what();
   }
 }
 

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 using namespace ascend_setup;
 
@@ -145,6 +146,33 @@ TEST_F(EnvironmentTest, ListingSaysWhoSetAndWhoReadsEachVariable) {
   EXPECT_EQ(row(rows, "TRITON_BUILD_DISTRIBUTED").read_by,
             std::vector<std::string>{"ascend-setup"});
   ::unsetenv("MAX_JOBS");
+}
+
+// What --list-env shows of a secret is masked (util/shown_url.hpp); the
+// environment a tool is given keeps the real value.
+TEST_F(EnvironmentTest, ListingShowsSecretsMaskedAndTheEnvironmentKeepsThem) {
+  ::setenv("https_proxy", "alice:pw-1@proxy.corp:3128", 1);  // curl's way: no scheme
+  ::setenv("HTTPS_PROXY", "http://tok-2@proxy.corp:3128", 1);
+  ::setenv("ASCEND_SETUP_COMPILE_CACHE", "redis://:pw-3@cache.ci|bearer-token=tok-4", 1);
+  set_env("CCACHE_REMOTE_STORAGE", "redis://:pw-3@cache.ci|bearer-token=tok-4");
+  ::setenv("GITHUB_TOKEN", "tok-5", 1);
+  ::setenv("PIP_INDEX_URL", "https://bob:pw-6@index.corp/simple", 1);
+  const auto rows = list_environment(profile, {"GITHUB_TOKEN", "PIP_INDEX_URL"});
+  EXPECT_EQ(row(rows, "https_proxy").value, "alice:****@proxy.corp:3128");
+  EXPECT_EQ(row(rows, "HTTPS_PROXY").value, "http://****@proxy.corp:3128");
+  EXPECT_EQ(row(rows, "ASCEND_SETUP_COMPILE_CACHE").value,
+            "redis://:****@cache.ci|bearer-token=****");
+  EXPECT_EQ(row(rows, "CCACHE_REMOTE_STORAGE").value, "redis://:****@cache.ci|bearer-token=****");
+  EXPECT_EQ(row(rows, "GITHUB_TOKEN").value, "****");
+  EXPECT_EQ(row(rows, "PIP_INDEX_URL").value, "https://bob:****@index.corp/simple");
+  const std::string shown = to_table(rows) + to_json(rows).dump();
+  for (const char* secret : {"pw-1", "tok-2", "pw-3", "tok-4", "tok-5", "pw-6"}) {
+    EXPECT_EQ(shown.find(secret), std::string::npos) << secret << " shows";
+  }
+  EXPECT_STREQ(std::getenv("https_proxy"), "alice:pw-1@proxy.corp:3128");
+  EXPECT_STREQ(std::getenv("CCACHE_REMOTE_STORAGE"), "redis://:pw-3@cache.ci|bearer-token=tok-4");
+  ::unsetenv("GITHUB_TOKEN");
+  ::unsetenv("PIP_INDEX_URL");
 }
 
 }  // namespace

@@ -114,14 +114,15 @@ TEST(NetworkSettingsTest, UrlParts) {
 
 TEST(NetworkSettingsTest, ShownProxyHasNoPassword) {
   EXPECT_EQ((ProxyChoice{"http://user:s%40cret@proxy:3128", "HTTPS_PROXY"}.shown()),
-            "http://user@proxy:3128");
-  EXPECT_EQ((ProxyChoice{"http://user@proxy:3128", "HTTPS_PROXY"}.shown()),
-            "http://user@proxy:3128");
+            "http://user:****@proxy:3128");
+  EXPECT_EQ((ProxyChoice{"http://token@proxy:3128", "HTTPS_PROXY"}.shown()),
+            "http://****@proxy:3128");
   EXPECT_EQ((ProxyChoice{"http://proxy:3128", "HTTPS_PROXY"}.shown()), "http://proxy:3128");
   const std::string refusal = proxy_refusal_message(
       {"http://user:s3cret@proxy:3128", "https_proxy"}, "https://h.org/x", 407, "denied");
   EXPECT_EQ(refusal.find("s3cret"), std::string::npos) << refusal;
-  EXPECT_NE(refusal.find("the proxy http://user@proxy:3128 (from https_proxy)"), std::string::npos)
+  EXPECT_NE(refusal.find("the proxy http://user:****@proxy:3128 (from https_proxy)"),
+            std::string::npos)
       << refusal;
   EXPECT_NE(refusal.find("does not accept the user and password"), std::string::npos) << refusal;
   const std::string anonymous =

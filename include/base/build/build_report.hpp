@@ -59,7 +59,8 @@ std::string build_report_html(const BuildSummary& summary,
                               const std::vector<WheelEntrySize>& largest_entries);
 
 // At the end of a build (setup_call.cpp): the trace and the report of
-// `tree_root`, each staged and replaced whole, when the build ran a job;
+// `tree_root`, each staged and replaced whole and as shown (the secrets of
+// any URL in them masked: util/shown_url.hpp), when the build ran a job;
 // the step summary on GitHub Actions. A failure to write them is a warning,
 // never the build's failure.
 void record_build(const std::filesystem::path& tree_root);

@@ -47,7 +47,7 @@ struct CompileCacheUrl {
   std::string scheme;  // redis, http
   std::string host;    // without brackets
   int port = 0;        // the scheme's default when the URL names none
-  std::string shown;   // the URL without its password and attributes, for messages
+  std::string shown;   // the URL as shown (its password masked), without attributes
   std::vector<std::pair<std::string, std::string>> attributes;
 };
 

@@ -121,7 +121,7 @@ void unset_env(const std::string& name);
 // One row of --list-env.
 struct EnvEntry {
   std::string name;
-  std::optional<std::string> value;  // nullopt: unset
+  std::optional<std::string> value;  // nullopt: unset; as shown (its secrets masked)
   std::optional<std::string> default_value;
   std::string set_by;                // "user", "ascend-setup" or "unset"
   std::vector<std::string> read_by;  // "ascend-setup" and/or "setup.py"
@@ -131,7 +131,9 @@ struct EnvEntry {
 // Every variable of the registry for `profile` (the tool's own, the layer's,
 // the profile's defaults, the coverage variables, with coverage off too),
 // then those of `read_by_setup_py` (names upstream's setup.py read while it
-// loaded) that are not rows already; rows read by setup.py say so.
+// loaded) that are not rows already; rows read by setup.py say so. Values
+// are as shown (util/shown_url.hpp): a URL's password and tokens masked, the
+// whole value of a variable whose name says it is a secret (GITHUB_TOKEN).
 std::vector<EnvEntry> list_environment(const Profile& profile,
                                        const std::set<std::string>& read_by_setup_py);
 

@@ -34,8 +34,9 @@ std::string error_annotation(std::string_view file, int line, std::string_view m
 // function must be safe to call from any thread that writes a command.
 void set_workflow_output_flush(void (*flush)());
 
-// Writes `command` and a newline to stderr, after stdio's and the flush
-// function's buffered output. Never throws (a lost command loses no build).
+// Writes `command` as shown (the secrets of its URLs masked: shown_url.hpp)
+// and a newline to stderr, after stdio's and the flush function's buffered
+// output. Never throws (a lost command loses no build).
 void write_workflow_command(std::string_view command);
 
 // A collapsed group around what runs in its scope: "::group::NAME" when
@@ -53,8 +54,9 @@ class WorkflowGroup {
   bool opened_ = false;
 };
 
-// Appends `markdown` to the step summary file (created when absent; what it
-// holds is kept). Throws Error naming the file when it cannot.
+// Appends `markdown`, as shown (shown_url.hpp), to the step summary file
+// (created when absent; what it holds is kept). Throws Error naming the file
+// when it cannot.
 void append_step_summary(const std::filesystem::path& file, std::string_view markdown);
 
 }  // namespace ascend_setup

@@ -1,5 +1,6 @@
 // Logging for the host: everything goes to stderr (stdout is reserved for
-// machine output such as --dump-kwargs and for setup.py's own output).
+// machine output such as --dump-kwargs and for setup.py's own output). Every
+// line is shown with its URLs' secrets masked (shown_url.hpp).
 #pragma once
 
 #include <spdlog/spdlog.h>

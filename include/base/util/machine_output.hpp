@@ -15,7 +15,8 @@ class MachineOutput {
   MachineOutput(const MachineOutput&) = delete;
   MachineOutput& operator=(const MachineOutput&) = delete;
 
-  // Writes all of `text` to the real stdout; throws Error when it cannot.
+  // Writes all of `text` to the real stdout, as shown (the secrets of its
+  // URLs masked: shown_url.hpp); throws Error when it cannot.
   void write(std::string_view text) const;
 
  private:

@@ -34,7 +34,7 @@ struct NetworkVariable {
 struct ProxyChoice {
   std::string url;       // as given (credentials included), with http:// when it had no scheme
   std::string variable;  // where it came from (e.g. HTTPS_PROXY)
-  // The URL without its password, for messages.
+  // The URL as shown (shown_url.hpp: its password masked), for messages.
   std::string shown() const;
 };
 

@@ -4,6 +4,7 @@
 #include "base/tree/state_paths.hpp"
 #include "base/util/error.hpp"
 #include "base/util/github_actions.hpp"
+#include "base/util/shown_url.hpp"
 #include "base/util/staged_replacement.hpp"
 #include "base/util/system_error.hpp"
 #include "base/util/whole_file.hpp"
@@ -296,10 +297,12 @@ std::vector<WheelEntrySize> largest_wheel_entries(const BuildSummary& summary) {
   return entries;
 }
 
+// `target` replaced whole by `bytes` as shown (shown_url.hpp): a page
+// people read and share.
 void replace_file(const fs::path& target, const std::string& bytes) {
   fs::create_directories(target.parent_path());
   StagedReplacement staged(target, "report");
-  write_whole_file(staged.staged(), bytes);
+  write_whole_file(staged.staged(), shown_text(bytes));
   staged.commit();
 }
 

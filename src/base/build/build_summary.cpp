@@ -1,5 +1,6 @@
 #include "base/build/build_summary.hpp"
 
+#include "base/util/shown_url.hpp"
 #include "base/util/strings.hpp"
 #include "base/util/whole_file.hpp"
 
@@ -298,7 +299,7 @@ std::string format_build_summary_markdown(const BuildSummary& s) {
 void print_build_summary() {
   const std::string text = format_build_summary(build_summary());
   if (!text.empty()) {
-    std::cerr << text << std::flush;
+    std::cerr << shown_text(text) << std::flush;
   }
 }
 

@@ -5,6 +5,7 @@
 #include "base/layer/environment.hpp"
 #include "base/process/stop_signals.hpp"
 #include "base/util/numbers.hpp"
+#include "base/util/shown_url.hpp"
 #include "base/util/strings.hpp"
 #include "base/util/system_error.hpp"
 #include "base/util/unique_fd.hpp"
@@ -90,7 +91,8 @@ class Downloader {
         part_(part_path(target)),
         state_file_(state_path(target)),
         options_(options),
-        progress_(options.label.empty() ? url : options.label, options.progress),
+        progress_(options.label.empty() ? shown_url(url) : shown_text(options.label),
+                  options.progress),
         proxy_(options.network.proxy_for(url)),
         ca_(options.network.download_ca()) {
     options_.connections = std::max(1, options_.connections);
@@ -842,7 +844,8 @@ DownloadOptions download_options_from_environment() {
     const bool blanks = std::any_of(options.package_mirror.begin(), options.package_mirror.end(),
                                     [](unsigned char c) { return c <= ' ' || c == 0x7f; });
     if (!options.package_mirror.empty() && (!http || blanks)) {
-      throw Error(env_name(EnvVar::package_mirror, nullptr) + ": '" + options.package_mirror +
+      throw Error(env_name(EnvVar::package_mirror, nullptr) + ": '" +
+                      shown_url(options.package_mirror) +
                       "' is not an http:// or https:// URL without blanks",
                   ErrorKind::usage);
     }

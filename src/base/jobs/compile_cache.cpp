@@ -5,6 +5,7 @@
 #include "base/util/error.hpp"
 #include "base/util/executable_search.hpp"
 #include "base/util/numbers.hpp"
+#include "base/util/shown_url.hpp"
 #include "base/util/strings.hpp"
 #include "base/util/system_error.hpp"
 #include "base/util/tcp_probe.hpp"
@@ -29,25 +30,10 @@ constexpr std::chrono::milliseconds kProbeTimeout{1000};
 const char* const kAttributes[] = {"bearer-token",      "connect-timeout", "keep-alive", "layout",
                                    "operation-timeout", "read-only",       "shards"};
 
-// `text` with the user and password of its URL as `***`, for messages.
-std::string without_password(const std::string& text) {
-  const size_t scheme = text.find("://");
-  if (scheme == std::string::npos) {
-    return text;
-  }
-  const size_t start = scheme + 3;
-  const size_t end = std::min(text.find_first_of("/|", start), text.size());
-  const size_t at = text.rfind('@', end);
-  if (at == std::string::npos || at < start) {
-    return text;
-  }
-  return text.substr(0, start) + "***" + text.substr(at);
-}
-
 Error bad_url(const std::string& text, const std::string& why) {
   return Error(fmt::format("{} `{}`: {} (a URL such as redis://HOST:PORT or "
                            "http://HOST:PORT/PATH, then |ATTRIBUTE=VALUE attributes)",
-                           env_name(EnvVar::compile_cache, nullptr), without_password(text), why),
+                           env_name(EnvVar::compile_cache, nullptr), shown_url(text), why),
                ErrorKind::usage);
 }
 
@@ -217,7 +203,7 @@ CompileCacheUrl parse_compile_cache_url(const std::string& text) {
       !parse_integer(std::string_view(path).substr(1), 0, 1 << 20)) {
     throw bad_url(text, fmt::format("redis's path `{}` is not /DATABASE-NUMBER", path));
   }
-  url.shown = without_password(main);
+  url.shown = shown_url(main);
   return url;
 }
 

@@ -2,6 +2,7 @@
 
 #include "base/layer/profile.hpp"
 #include "base/util/error.hpp"
+#include "base/util/shown_url.hpp"
 #include "base/util/strings.hpp"
 
 #include <spdlog/spdlog.h>
@@ -16,9 +17,10 @@ namespace ascend_setup {
 
 namespace {
 
-// How a variable is read: text, upstream's check_env_flag, or the layer's
-// own 1/on/true switch.
-enum class Kind { text, flag, switch_ };
+// How a variable is read: text, a URL (which may hold a password or a
+// token: --list-env shows it masked), upstream's check_env_flag, or the
+// layer's own 1/on/true switch.
+enum class Kind { text, url, flag, switch_ };
 
 struct Row {
   EnvVar var;
@@ -87,7 +89,7 @@ const Row kRows[] = {
      [](const Profile*) { return std::string("ASCEND_SETUP_DOWNLOAD_BACKOFF_MS"); },
      [](const Profile*) -> std::optional<std::string> { return "1000"; },
      "the first retry's delay in ms, doubled each time up to 30 s"},
-    {EnvVar::package_mirror, Kind::text,
+    {EnvVar::package_mirror, Kind::url,
      [](const Profile*) { return std::string("ASCEND_SETUP_PACKAGE_MIRROR"); }, none,
      "a base URL tried first for every package, with the package's file name under it "
      "(falls back to the package's own URL)"},
@@ -110,18 +112,18 @@ const Row kRows[] = {
     {EnvVar::git_ssl_capath, Kind::text,
      [](const Profile*) { return std::string("GIT_SSL_CAPATH"); }, none,
      "CA directory of the git fetches (wins over git's http.sslCAPath and SSL_CERT_DIR)"},
-    {EnvVar::http_proxy, Kind::text, [](const Profile*) { return std::string("http_proxy"); }, none,
+    {EnvVar::http_proxy, Kind::url, [](const Profile*) { return std::string("http_proxy"); }, none,
      "proxy of http:// downloads and fetches (wins over HTTP_PROXY)"},
-    {EnvVar::http_proxy_upper, Kind::text, [](const Profile*) { return std::string("HTTP_PROXY"); },
+    {EnvVar::http_proxy_upper, Kind::url, [](const Profile*) { return std::string("HTTP_PROXY"); },
      none, "proxy of http:// downloads and fetches when http_proxy is unset"},
-    {EnvVar::https_proxy, Kind::text, [](const Profile*) { return std::string("https_proxy"); },
+    {EnvVar::https_proxy, Kind::url, [](const Profile*) { return std::string("https_proxy"); },
      none, "proxy of https:// downloads and fetches, user:password@ in it (wins over HTTPS_PROXY)"},
-    {EnvVar::https_proxy_upper, Kind::text,
+    {EnvVar::https_proxy_upper, Kind::url,
      [](const Profile*) { return std::string("HTTPS_PROXY"); }, none,
      "proxy of https:// downloads and fetches when https_proxy is unset"},
-    {EnvVar::all_proxy, Kind::text, [](const Profile*) { return std::string("all_proxy"); }, none,
+    {EnvVar::all_proxy, Kind::url, [](const Profile*) { return std::string("all_proxy"); }, none,
      "proxy of a URL whose scheme has none set (wins over ALL_PROXY)"},
-    {EnvVar::all_proxy_upper, Kind::text, [](const Profile*) { return std::string("ALL_PROXY"); },
+    {EnvVar::all_proxy_upper, Kind::url, [](const Profile*) { return std::string("ALL_PROXY"); },
      none, "proxy of a URL whose scheme has none set, when all_proxy is unset"},
     {EnvVar::no_proxy, Kind::text, [](const Profile*) { return std::string("no_proxy"); }, none,
      "hosts reached without a proxy: names (and their subdomains), IPs, networks, host:port, * "
@@ -169,12 +171,12 @@ const Row kRows[] = {
      "what ccache runs the compiler through; ascend-setup sets distcc when compiling through "
      "distcc"},
     // The shared compile cache: doc/compile-cache.md.
-    {EnvVar::compile_cache, Kind::text,
+    {EnvVar::compile_cache, Kind::url,
      [](const Profile*) { return std::string("ASCEND_SETUP_COMPILE_CACHE"); }, none,
      "a remote compile cache in ccache's syntax (redis://HOST:PORT or http://HOST:PORT/PATH, "
      "then ccache's attributes): every compile of the build reads and writes it, from any "
      "checkout directory and HOME"},
-    {EnvVar::ccache_remote_storage, Kind::text,
+    {EnvVar::ccache_remote_storage, Kind::url,
      [](const Profile*) { return std::string("CCACHE_REMOTE_STORAGE"); }, none,
      "ccache's remote storage; ascend-setup sets ASCEND_SETUP_COMPILE_CACHE's URL (empty while "
      "its server does not answer)"},
@@ -264,6 +266,21 @@ std::optional<std::string> profile_default(const Profile& profile, const std::st
     }
   }
   return std::nullopt;
+}
+
+// `value` of the variable `name` as --list-env shows it (util/shown_url.hpp):
+// a variable whose name says it is a secret masked whole, a URL's password
+// and tokens masked, any URL inside other text too.
+std::string shown_value(const Profile& profile, const std::string& name, const std::string& value) {
+  if (names_a_secret(name)) {
+    return value.empty() ? value : std::string(kMasked);
+  }
+  for (const Row& row : kRows) {
+    if (row.kind == Kind::url && row.name(&profile) == name) {
+      return shown_url(value);
+    }
+  }
+  return shown_text(value);
 }
 
 // Every name of the registry for `profile`, with its row's data; the
@@ -496,7 +513,8 @@ std::vector<EnvEntry> list_environment(const Profile& profile,
   for (EnvEntry& row : rows) {
     const char* value = std::getenv(row.name.c_str());
     if (value != nullptr) {
-      row.value = is_valid_utf8(value) ? std::string(value) : std::string("(not valid UTF-8)");
+      row.value = is_valid_utf8(value) ? shown_value(profile, row.name, value)
+                                       : std::string("(not valid UTF-8)");
     }
     row.set_by = value == nullptr                        ? "unset"
                  : names_set_here().count(row.name) != 0 ? "ascend-setup"

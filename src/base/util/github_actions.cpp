@@ -1,5 +1,6 @@
 #include "base/util/github_actions.hpp"
 
+#include "base/util/shown_url.hpp"
 #include "base/util/system_error.hpp"
 #include "base/util/unique_fd.hpp"
 #include "base/util/whole_file.hpp"
@@ -76,7 +77,7 @@ void write_workflow_command(std::string_view command) {
     std::cout.flush();
     std::cerr.flush();
     std::fflush(nullptr);
-    std::string line(command);
+    std::string line = shown_text(command);
     line += '\n';
     write_fully(STDERR_FILENO, line, "stderr");
   } catch (...) {
@@ -110,7 +111,7 @@ void append_step_summary(const std::filesystem::path& file, std::string_view mar
   if (!fd) {
     throw system_error("append to the step summary", file, errno);
   }
-  write_fully(fd.get(), markdown, file);
+  write_fully(fd.get(), shown_text(markdown), file);
   if (!fd.close()) {
     throw system_error("append to the step summary", file, errno);
   }

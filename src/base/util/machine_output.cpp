@@ -1,6 +1,7 @@
 #include "base/util/machine_output.hpp"
 
 #include "base/util/error.hpp"
+#include "base/util/shown_url.hpp"
 #include "base/util/whole_file.hpp"
 
 #include <fcntl.h>
@@ -28,6 +29,8 @@ MachineOutput::MachineOutput() {
   }
 }
 
-void MachineOutput::write(std::string_view text) const { write_fully(fd_, text, "stdout"); }
+void MachineOutput::write(std::string_view text) const {
+  write_fully(fd_, shown_text(text), "stdout");
+}
 
 }  // namespace ascend_setup

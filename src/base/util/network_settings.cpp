@@ -2,6 +2,7 @@
 
 #include "base/util/ca_bundle.hpp"
 #include "base/util/numbers.hpp"
+#include "base/util/shown_url.hpp"
 #include "base/util/strings.hpp"
 
 #include <arpa/inet.h>
@@ -218,20 +219,7 @@ bool no_proxy_matches(const std::string& no_proxy, const std::string& host, int 
   return false;
 }
 
-std::string ProxyChoice::shown() const {
-  const size_t start = url.find("://");
-  const size_t from = start == std::string::npos ? 0 : start + 3;
-  const size_t end = std::min(url.find_first_of("/?#", from), url.size());
-  const size_t at = url.rfind('@', end);
-  if (at == std::string::npos || at < from) {
-    return url;
-  }
-  const size_t colon = url.find(':', from);
-  if (colon == std::string::npos || colon > at) {
-    return url;  // a user without a password
-  }
-  return url.substr(0, colon) + url.substr(at);
-}
+std::string ProxyChoice::shown() const { return shown_url(url); }
 
 std::optional<ProxyChoice> NetworkSettings::proxy_for(const std::string& url) const {
   const auto parts = url_parts(url);
@@ -327,7 +315,7 @@ std::string proxy_refusal_message(const ProxyChoice& proxy, const std::string& u
   const std::string head = "the proxy " + proxy.shown() + " (from " + proxy.variable +
                            ") refused the way to " + url_origin(url) +
                            (answer.empty() ? "" : " (" + answer + ")") + ": ";
-  const bool has_user = proxy.shown() != proxy.url || proxy.url.find('@') != std::string::npos;
+  const bool has_user = proxy.shown() != proxy.url;
   if (status == 407 || status == 401) {
     return head + (has_user ? "it does not accept the user and password in " + proxy.variable +
                                   ": correct them (percent-encoded, as http://user:password@"

@@ -23,6 +23,7 @@
 #include "base/process/process.hpp"
 #include "base/tree/state_paths.hpp"
 #include "base/util/error.hpp"
+#include "base/util/shown_url.hpp"
 #include "base/util/staged_replacement.hpp"
 #include "base/util/strings.hpp"
 #include "base/util/system_error.hpp"
@@ -115,7 +116,7 @@ void repair_wheel(const Profile& profile, const PlatformInfo& platform, const fs
                 ErrorKind::bad_input);
   }
   // auditwheel's own report is a log: stderr.
-  std::cerr << result.out << result.err << std::flush;
+  std::cerr << shown_text(result.out + result.err) << std::flush;
   if (result.exit_code != 0) {
     // Whatever the reason (a full disk too), auditwheel's own output above says it.
     throw Error("auditwheel repair of " + wheel.string() + " failed (exit " +

@@ -6,6 +6,7 @@
 #include "base/process/stop_signals.hpp"
 #include "base/util/error.hpp"
 #include "base/util/log.hpp"
+#include "base/util/shown_url.hpp"
 #include "base/util/system_error.hpp"
 #include "host/python/python_children.hpp"
 
@@ -56,9 +57,19 @@ void install_error_bridge() {
 // A stop signal becomes Python's KeyboardInterrupt (async-signal-safe).
 void interrupt_python() { PyErr_SetInterrupt(); }
 
+// `text` on sys.stderr as shown (util/shown_url.hpp); any str, lone
+// surrogates included, round-trips.
+void write_shown_to_stderr(const py::object& text) {
+  const std::string bytes = py::bytes(text.attr("encode")("utf-8", "surrogatepass"));
+  const py::object shown = py::bytes(shown_text(bytes)).attr("decode")("utf-8", "surrogatepass");
+  py::module_::import("sys").attr("stderr").attr("write")(shown);
+}
+
 void print_traceback(py::error_already_set& error) {
   py::object trace = error.trace() ? error.trace() : py::none();
-  py::module_::import("traceback").attr("print_exception")(error.type(), error.value(), trace);
+  const py::object lines =
+      py::module_::import("traceback").attr("format_exception")(error.type(), error.value(), trace);
+  write_shown_to_stderr(py::str("").attr("join")(lines));
 }
 
 // The embedded start: the interpreter configured as `interpreter` would be
@@ -271,8 +282,7 @@ int report_python_error(py::error_already_set& error, Phase phase) {
     if (py::isinstance<py::int_>(code)) {
       return code.cast<int>();
     }
-    py::module_ sys = py::module_::import("sys");
-    sys.attr("stderr").attr("write")(py::str(code) + py::str("\n"));
+    write_shown_to_stderr(py::str(code) + py::str("\n"));
     flush_python_streams();
     return 1;
   }
