@@ -6,16 +6,15 @@
 // native layer from `python3 setup.py`, pip and build, in their interpreter:
 //
 // - prepare(): the tree is the directory of the calling setup.py; its profile
-//   is chosen as the command chooses it, the tree's build lock is taken
-//   (held until setup() has built: setup_call.hpp's lock_build()), the
-//   Ascend defaults are set (in os.environ as well), the job counts, the
-//   distributed part and, for a command that compiles, the NPUIR build made
-//   ready. Once per tree and process: a second call does nothing more.
+//   is chosen as the command chooses it, the Ascend defaults are set (in
+//   os.environ as well), the job counts, the distributed part and, for a
+//   command that compiles, the NPUIR build made ready. Once per tree and
+//   process: a second call does nothing more.
 // - activate(): prepare() if it has not run; then `setup` in the caller's
 //   globals and setuptools.setup are rebound to a wrapper, which applies the
 //   layer to setup.py's globals and kwargs (the same overrides and rewrite as
 //   the command: setup_call.hpp) and calls setuptools.setup as it was when
-//   activate() ran, once, under that lock. It returns the Distribution
+//   activate() ran, once, under the build lock. It returns the Distribution
 //   and sets `dist` in the caller's globals.
 //
 // sys.argv is setuptools'; settings come from the environment and

@@ -5,7 +5,6 @@
 
 #include "base/layer/build_mode.hpp"
 #include "base/layer/profile.hpp"
-#include "base/tree/file_lock.hpp"
 
 #include <pybind11/pybind11.h>
 
@@ -27,14 +26,6 @@ struct SetupCall {
   std::string restore_command = "ascend-setup --restore-sources";
 };
 
-// The tree's build lock (build/ascend-setup/build.lock): one build of a tree
-// at a time. A build takes it before prepare_build() and holds it until
-// build_with_layer() has returned, so that everything it reads or writes
-// under build/ascend-setup/ (the compile cache's log, emptied when it starts,
-// the NPUIR build's wrapper, the wheel's digests, the trace and the report)
-// is its own: a second build waits, saying for whom, before it touches any.
-FileLock lock_build(const std::filesystem::path& tree_root);
-
 // Before setup.py runs: the distcc cluster probed (when `compiling`) and the
 // job counts set in the environment (MAX_JOBS, the link jobs; where unset),
 // the distributed part's sources made ready, and, when `compiling` with its
@@ -51,10 +42,10 @@ void prepare_build(const std::filesystem::path& tree_root, const Profile& profil
 pybind11::dict apply_layer(const SetupCall& call, const pybind11::object& module,
                            const pybind11::dict& captured);
 
-// The real setuptools.setup called once with `kwargs`, the caller holding
-// lock_build()'s lock; then the build's summary, its trace and report and,
-// when a build left a checkout patched and the profile asks for it, one
-// warning naming `call.restore_command`. Returns setup()'s result.
+// The real setuptools.setup called once with `kwargs`, under the tree's build
+// lock (one build in a tree's build directory at a time); then the build's
+// summary and, when a build left a checkout patched and the profile asks for
+// it, one warning naming `call.restore_command`. Returns setup()'s result.
 pybind11::object build_with_layer(const SetupCall& call, const pybind11::object& real_setup,
                                   const pybind11::dict& kwargs);
 

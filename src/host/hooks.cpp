@@ -1,9 +1,9 @@
 #include "host/hooks.hpp"
 
 #include "base/jobs/job_limits.hpp"
+#include "base/tree/run_start.hpp"
 #include "base/layer/environment.hpp"
 #include "base/process/stop_signals.hpp"
-#include "base/tree/run_start.hpp"
 #include "base/util/error.hpp"
 #include "base/util/log.hpp"
 #include "base/util/system_error.hpp"
@@ -45,7 +45,6 @@ struct Session {
   std::filesystem::path setup_py;
   SetupCall call;
   bool prepared = false;
-  std::optional<FileLock> build_lock;  // from prepare() until setup() has built
 };
 std::optional<Session>& session() {
   static std::optional<Session> current;
@@ -140,8 +139,7 @@ std::filesystem::path caller_setup_py(const py::dict& globals) {
   const std::filesystem::path setup_py =
       std::filesystem::weakly_canonical(std::filesystem::absolute(named), ec);
   if (ec || !std::filesystem::is_regular_file(setup_py)) {
-    throw Error("the setup.py that called the hook, " + named.string() + ", is not a file",
-                ErrorKind::bad_input);
+    throw Error("the setup.py that called the hook, " + named.string() + ", is not a file");
   }
   return setup_py;
 }
@@ -161,7 +159,7 @@ Session& session_of(const py::dict& globals) {
   call.tree_root = root;
   call.profile = std::move(profile);
   call.restore_command = "python -m ascend_setup --restore-sources";
-  current.emplace(Session{setup_py, std::move(call), false, std::nullopt});
+  current.emplace(Session{setup_py, std::move(call), false});
   spdlog::debug("ascend_setup.hooks: the tree {} (its setup.py called the hooks)", root.string());
   return *current;
 }
@@ -180,8 +178,6 @@ void prepare_session(Session& current) {
     spdlog::debug("ascend_setup.hooks: prepare() ran already for this tree");
     return;
   }
-  // Held until setup() has built (call_setup_with_layer), or the process ends.
-  current.build_lock.emplace(lock_build(current.call.tree_root));
   prepare_build(current.call.tree_root, *current.call.profile, compiles(setup_arguments()));
   sync_os_environ();  // MAX_JOBS and the link jobs where unset
   current.prepared = true;
@@ -233,7 +229,6 @@ py::object call_setup_with_layer(Activation& activation, const py::kwargs& kwarg
         apply_layer(current.call, setup_namespace(activation.globals), py::dict(kwargs));
     phase = Phase::calling_setup;
     py::object dist = build_with_layer(current.call, activation.real_setup, rewritten);
-    current.build_lock.reset();
     activation.globals[py::str("dist")] = dist;
     return dist;
   });

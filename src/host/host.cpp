@@ -3,8 +3,8 @@
 #include "base/jobs/compile_cache.hpp"
 #include "base/jobs/compile_cluster.hpp"
 #include "base/jobs/job_limits.hpp"
-#include "base/layer/environment.hpp"
 #include "base/tree/run_start.hpp"
+#include "base/layer/environment.hpp"
 #include "base/tree/state_paths.hpp"
 #include "base/util/error.hpp"
 #include "base/util/github_actions.hpp"
@@ -156,12 +156,6 @@ int run_host(const HostOptions& options) {
     EmbeddedPython python(interpreter, tree.script, options.setup_args, tree.run_dir);
     make_in_tree_layer_inert(profile->layer);
     return list_environment_of(options, tree, *profile, out);
-  }
-  // A build holds the tree's build lock from here to its end; a dump builds
-  // nothing and waits for no build.
-  std::optional<FileLock> build_lock;
-  if (options.dump == DumpMode::none) {
-    build_lock.emplace(lock_build(tree.root));
   }
   prepare_build(tree.root, *profile, compiling);
 

@@ -53,11 +53,6 @@ void warn_if_left_patched(const SetupCall& call) {
 
 }  // namespace
 
-FileLock lock_build(const std::filesystem::path& tree_root) {
-  return FileLock(state_dir(tree_root) / "build.lock",
-                  "building in " + (tree_root / "build").string());
-}
-
 void prepare_build(const std::filesystem::path& tree_root, const Profile& profile, bool compiling) {
   // MAX_JOBS as the user set it, for the NPUIR build's own count.
   const std::optional<std::string> user_max_jobs = env_value(EnvVar::max_jobs, nullptr);
@@ -101,7 +96,12 @@ py::object build_with_layer(const SetupCall& call, const py::object& real_setup,
       flush_python_streams();
     }
   });
-  py::object result = real_setup(**kwargs);
+  py::object result;
+  {
+    const FileLock build_lock(state_dir(call.tree_root) / "build.lock",
+                              "building in " + (call.tree_root / "build").string());
+    result = real_setup(**kwargs);
+  }
   flush_python_streams();
   if (compile_cache().active) {
     const auto log = read_whole_file(compile_cache_log_path(call.tree_root));

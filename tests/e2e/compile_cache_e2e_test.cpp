@@ -202,47 +202,6 @@ TEST_F(CompileCacheCmakeBuildTest, ServerDownGivesOneWarningAndALocalBuild) {
   EXPECT_EQ(files_in(a.tree / "dist", ".whl").size(), 1u);
 }
 
-// Two bdist_wheel runs on one tree: the second waits for the first's build
-// lock before it touches build/ascend-setup/, and the first holds it until
-// its trace and report are written. The first is held at its report's first
-// write (the write preload's gate) when the second starts: the second waits
-// for it there, and the compile cache's log is still the first's.
-TEST_F(CompileCacheCmakeBuildTest, ASecondBuildOfTheTreeWaitsUntilTheFirstHasWrittenItsReport) {
-  const Checkout a(dir.path() / "a", 1, "redis://127.0.0.1:" + std::to_string(free_port()));
-  const fs::path gate = dir.path() / "report-gate";
-  fs::create_directories(gate);
-  Env holding = a.env;
-  holding["LD_PRELOAD"] = FAIL_NTH_WRITE;
-  holding["FAIL_WRITE_MATCH"] = "build-report.html";
-  holding["FAIL_WRITE_NTH"] = "1";
-  holding["FAIL_WRITE_HOLD"] = gate.string();
-  const fs::path first_log = dir.path() / "first.log";
-  BackgroundProcess first(host_command(a.tree, holding, {"bdist_wheel"}), first_log);
-  ASSERT_TRUE(wait_until([&] { return fs::exists(gate / "holding") || !first.running(); }, 600))
-      << read_file(first_log);
-  ASSERT_TRUE(first.running()) << read_file(first_log);
-  const std::string log = a.stats_log();
-  ASSERT_EQ(compiles(log).size(), 8u) << log;
-
-  const fs::path second_log = dir.path() / "second.log";
-  BackgroundProcess second(host_command(a.tree, a.env, {"bdist_wheel"}), second_log);
-  const std::string waiting = "waiting for the lock held by pid " + std::to_string(first.pid());
-  ASSERT_TRUE(wait_until(
-      [&] { return contains(read_file(second_log), waiting) || !second.running(); }, 600));
-  const auto lines = lines_with(read_file(second_log), waiting);
-  ASSERT_EQ(lines.size(), 1u) << "the second build did not wait: " << read_file(second_log);
-  EXPECT_TRUE(contains(lines[0], (a.tree / "build/ascend-setup/build.lock").string())) << lines[0];
-  EXPECT_EQ(a.stats_log(), log) << "the second build emptied the first's log";
-
-  write_file(gate / "open", "");
-  EXPECT_EQ(first.exit_code(600), 0) << read_file(first_log);
-  EXPECT_TRUE(contains(read_file(first_log), "8 misses")) << read_file(first_log);
-  EXPECT_EQ(second.exit_code(600), 0) << read_file(second_log);
-  EXPECT_TRUE(contains(read_file(second_log), "build summary: 0 objects compiled"))
-      << read_file(second_log);
-  EXPECT_NE(a.stats_log(), log) << "the second build's log is the first's";
-}
-
 class CompileCacheSettingsTest : public ExampleTreeTest {};
 
 TEST_F(CompileCacheSettingsTest, ABadUrlIsOneUsageError) {

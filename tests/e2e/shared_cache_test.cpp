@@ -31,6 +31,21 @@ using namespace test_support;
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
+// Polls `ready` every 20 ms for at most `seconds` (a guard against a hang,
+// not a timing check).
+bool wait_until(const std::function<bool()>& ready, int seconds) {
+  const auto deadline = Clock::now() + std::chrono::seconds(seconds);
+  while (!ready()) {
+    if (Clock::now() > deadline) {
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
 std::string this_host() {
   char name[256] = {};
   EXPECT_EQ(::gethostname(name, sizeof name - 1), 0);

@@ -7,13 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
-#include <thread>
 
 #include <fcntl.h>
 #include <sys/mount.h>
@@ -567,17 +565,6 @@ fs::path leave_staged_copy(const fs::path& target, const std::string& what, cons
                         (name.substr(0, name.size() - pid.size()) + std::to_string(ended));
   write_file(file.empty() ? left : left / file, "half\n");
   return left;
-}
-
-bool wait_until(const std::function<bool()>& ready, int seconds) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  while (!ready()) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      return false;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return true;
 }
 
 std::vector<std::string> lines_with(const std::string& text, const std::string& part) {

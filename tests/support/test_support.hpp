@@ -187,10 +187,6 @@ std::string path_with_recording_git(const fs::path& bin, const fs::path& log);
 bool contains(const std::vector<std::string>& items, const std::string& item);
 bool contains(const std::string& text, const std::string& part);
 
-// Polls `ready` every 20 ms for at most `seconds` (a guard against a hang,
-// not a timing check); true once it holds.
-bool wait_until(const std::function<bool()>& ready, int seconds);
-
 // The lines of `text` that hold `part`, in order.
 std::vector<std::string> lines_with(const std::string& text, const std::string& part);
 

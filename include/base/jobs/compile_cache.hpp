@@ -25,8 +25,7 @@
 //     shorter.
 // CCACHE_REMOTE_STORAGE is the URL (ccache writes every new object to it as
 // well as to the local cache), CCACHE_STATSLOG the build's own per-compile
-// log (compile_cache_log_path(), emptied when the build starts: the caller
-// holds the tree's build lock, so no other build's log is emptied).
+// log (compile_cache_log_path(), emptied when the build starts).
 //
 // The server is probed once before the build (one connect, bounded): a
 // server that does not answer is one warning line, and the build compiles
@@ -69,10 +68,9 @@ struct CompileCache {
 CompileCache plan_compile_cache(const std::filesystem::path& tree);
 
 // Plans the cache and sets ccache's variables for the build (above); the
-// stats log is emptied when `starting` (a build that compiles, holding the
-// tree's build lock), not for --list-env, and removed when `starting` without
-// the cache (an earlier build's is not this one's). Says so on the info log
-// when `starting`.
+// stats log is emptied when `starting` (a build that compiles), not for
+// --list-env, and removed when `starting` without the cache (an earlier
+// build's is not this one's). Says so on the info log when `starting`.
 const CompileCache& apply_compile_cache(const std::filesystem::path& tree, bool starting);
 
 // The cache apply_compile_cache() set up (inactive before it ran).

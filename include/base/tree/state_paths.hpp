@@ -7,9 +7,6 @@
 namespace ascend_setup {
 
 // <tree>/build/ascend-setup: the bytecode cache, the build lock, the patch state.
-// A build reads and writes what is here only while it holds the build lock
-// (host/setup_call.hpp's lock_build()); the patch state, the distributed
-// clone and the NPUIR build each have a lock of their own as well.
 inline std::filesystem::path state_dir(const std::filesystem::path& tree_root) {
   return tree_root / "build" / "ascend-setup";
 }
