@@ -1,9 +1,9 @@
 #include "host/hooks.hpp"
 
 #include "base/jobs/job_limits.hpp"
-#include "base/tree/run_start.hpp"
 #include "base/layer/environment.hpp"
 #include "base/process/stop_signals.hpp"
+#include "base/tree/run_start.hpp"
 #include "base/util/error.hpp"
 #include "base/util/log.hpp"
 #include "base/util/system_error.hpp"
@@ -139,7 +139,8 @@ std::filesystem::path caller_setup_py(const py::dict& globals) {
   const std::filesystem::path setup_py =
       std::filesystem::weakly_canonical(std::filesystem::absolute(named), ec);
   if (ec || !std::filesystem::is_regular_file(setup_py)) {
-    throw Error("the setup.py that called the hook, " + named.string() + ", is not a file");
+    throw Error("the setup.py that called the hook, " + named.string() + ", is not a file",
+                ErrorKind::bad_input);
   }
   return setup_py;
 }
