@@ -112,7 +112,7 @@ fi
 #     loopback redis and nginx), BuildReportE2e.* (builds of the example tree,
 #     the report rendered in Chromium; the trace and report writers run in
 #     the kept BuildTrace.* and BuildReport.* unit tests), DownloadE2eTest's
-#     BuildUses... case) and the
+#     BuildUses... case, SecretsE2e's CmakeBuild case) and the
 #     4 GiB ZIP64 wheel (WheelWriter's Zip64 case): minutes each,
 #     while the host code they run (the captured setup, the overrides, the
 #     kwargs, the patch engine, the stop signals) is what the kept tests run
