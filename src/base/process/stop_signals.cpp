@@ -63,13 +63,16 @@ void stopper() {
     }
     stop_descendants(grace, /*reap=*/false);
     // A thread that entered its blocking call after the stop signal came
-    // (the signal's EINTR went to an earlier call) is woken until it leaves.
+    // (the signal's EINTR went to an earlier call) is woken until it leaves,
+    // and so is one that registers after this loop began: the loop does not
+    // end when none is registered, or a thread registering a moment later
+    // would block for good.
     for (int round = 0; round < wake_rounds; ++round) {
+      if (::sem_trywait(&stopper_wakeup) == 0) {
+        stop_descendants(grace, /*reap=*/false);  // another stop signal came
+      }
       {
         const std::lock_guard lock(woken_mutex);
-        if (woken_threads.empty()) {
-          break;
-        }
         for (const pthread_t thread : woken_threads) {
           ::pthread_kill(thread, wake_signal);
         }
