@@ -4,6 +4,7 @@
 // tarball of the stub LLVM). A SIGKILL mid-download, then a rerun that
 // resumes; the unreachable server's one line and exit 3; the offline switch
 // keeping its meaning; the job counts under a fake 5 GiB cgroup.
+#include "base/util/digest.hpp"
 #include "base/util/error.hpp"
 #include "loopback_servers.hpp"
 #include "package_build.hpp"
@@ -206,6 +207,37 @@ TEST_F(DownloadE2eTest, StoppedThenAMirrorThatCannotServeLeavesTheOriginsPartToR
         << origin.body_bytes_sent() << " of " << size;
   }
   EXPECT_GE(lacking.responses(404), 1);
+}
+
+// The LLVM package's pin reaches its download: the profile's [llvm] sha256
+// entry for the package's name (a wrong one: exit 3 naming both digests,
+// nothing kept), then ASCEND_SETUP_LLVM_SHA256, which wins (the right one:
+// the package arrives).
+TEST_F(DownloadE2eTest, ThePinOfTheProfileOrOfTheVariableIsChecked) {
+  NginxServer nginx(dir.path() / "nginx", www);
+  const std::string base = "http://127.0.0.1:" + std::to_string(nginx.port());
+  const std::string right = ascend_setup::sha256_hex(read_file(www / "llvm-e2e.tar.gz"));
+  const std::string wrong(64, '0');
+  cmake_doing_nothing();
+  const auto args = with_profile(base, {"build_ext"});
+  const fs::path profile = args.at(1);
+  write_file(profile, replace_once(read_file(profile), "ubuntu_min_glibc = 229\n",
+                                   "ubuntu_min_glibc = 229\nsha256 = { \"llvm-e2e\" = \"" + wrong +
+                                       "\" }\n"));
+  const auto refused = host(args);
+  EXPECT_EQ(refused.exit_code, ascend_setup::exit_code::bad_input) << refused.err;
+  EXPECT_NE(refused.err.find("ascend-setup: error: the download of " + base +
+                             "/llvm-e2e.tar.gz has the SHA-256 " + right + ", not the " + wrong +
+                             " pinned by the profile's [llvm] sha256; the download was removed"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_FALSE(fs::exists(package_root / "llvm-e2e"));
+  EXPECT_FALSE(fs::exists(package_root / ".llvm-e2e.download"));
+
+  env["ASCEND_SETUP_LLVM_SHA256"] = right;
+  const auto pinned = host(args);
+  ASSERT_EQ(pinned.exit_code, 0) << pinned.err;
+  EXPECT_EQ(read_file(package_root / "llvm-e2e" / "version.txt"), base + "/llvm-e2e.tar.gz");
 }
 
 TEST_F(DownloadE2eTest, AMirrorThatIsNotAnHttpURLIsOneLineAndExit2) {
