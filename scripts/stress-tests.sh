@@ -48,6 +48,7 @@ default_tests=(
   'InterruptionTest.StopEndsEvery*'
   'SharedCacheTest.*'
   'DownloadE2eTest.KilledMidDownloadThenTheRerunResumes'
+  'DownloadE2eTest.StoppedThenAMirrorThatCannotServeLeavesTheOriginsPartToResume'
   'NetworkTest.StopDuring*'
   'NetworkTest.KilledDuring*'
   'NpuirTest.NestedRemoteAppearingBeforeTheSecondAttemptIsFetched_StandInNpuIrRepo'

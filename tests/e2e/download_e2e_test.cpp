@@ -4,6 +4,7 @@
 // tarball of the stub LLVM). A SIGKILL mid-download, then a rerun that
 // resumes; the unreachable server's one line and exit 3; the offline switch
 // keeping its meaning; the job counts under a fake 5 GiB cgroup.
+#include "base/util/digest.hpp"
 #include "base/util/error.hpp"
 #include "loopback_servers.hpp"
 #include "package_build.hpp"
@@ -13,6 +14,7 @@
 
 #include <chrono>
 #include <thread>
+#include <utility>
 
 using namespace test_support;
 
@@ -88,7 +90,8 @@ TEST_F(DownloadE2eTest, UnreachableServerIsOneLineAndExit3) {
 
 // A package mirror inside the CI cluster: nginx's proxy_cache in front of the
 // origin nginx. The first build fills it (the origin sends the package
-// once); a second build with another TRITON_HOME fetches from the mirror only.
+// once); a second build with another TRITON_HOME fetches from the mirror
+// only, asking the origin for the package's length alone (one byte's range).
 // A mirror that lacks a file: one warning, then the origin.
 TEST_F(DownloadE2eTest, AMirrorServesASecondTritonHomeAndAMissingFileFallsBack) {
   NginxServer origin(dir.path() / "origin", www);
@@ -113,8 +116,9 @@ TEST_F(DownloadE2eTest, AMirrorServesASecondTritonHomeAndAMissingFileFallsBack) 
   ASSERT_EQ(second.exit_code, 0) << second.err;
   EXPECT_EQ(read_file(other_home.path() / ".triton" / "llvm" / "llvm-e2e" / "version.txt"),
             base + "/llvm-e2e.tar.gz");
-  EXPECT_EQ(origin.log_lines().size(), origin_requests)
-      << ::testing::PrintToString(origin.log_lines());
+  const auto asked = origin.log_lines();
+  ASSERT_EQ(asked.size(), origin_requests + 1) << ::testing::PrintToString(asked);
+  EXPECT_EQ(asked.back(), "206 1 bytes=0-0") << ::testing::PrintToString(asked);
   EXPECT_GE(mirror.responses_with("HIT"), 1) << ::testing::PrintToString(mirror.log_lines());
   EXPECT_EQ(second.err.find("warning"), std::string::npos) << second.err;
 
@@ -148,6 +152,92 @@ TEST_F(DownloadE2eTest, AMirrorServesASecondTritonHomeAndAMissingFileFallsBack) 
   EXPECT_NE(first_warning, std::string::npos) << fourth.err;
   EXPECT_EQ(fourth.err.find("warning:", first_warning + 1), std::string::npos) << fourth.err;
   EXPECT_TRUE(fs::exists(fourth_home.path() / ".triton" / "llvm" / "llvm-e2e" / "version.txt"));
+}
+
+// A download from the origin stopped by SIGINT at 40%, then a rerun whose
+// package mirror cannot serve: one that answers 404, one that is down. The
+// mirror's attempt leaves the origin's part as it was, so the rerun resumes
+// it and the origin serves the package about once in all (it served 1.41
+// times when the mirror's attempt emptied the part).
+TEST_F(DownloadE2eTest, StoppedThenAMirrorThatCannotServeLeavesTheOriginsPartToResume) {
+  const std::uint64_t size = fs::file_size(www / "llvm-e2e.tar.gz");
+  const fs::path empty = dir.path() / "empty-www";
+  fs::create_directories(empty);
+  NginxServer lacking(dir.path() / "lacking", empty);
+  cmake_doing_nothing();
+  for (const auto& [what, mirror] :
+       {std::pair<std::string, std::string>{"404",
+                                            "http://127.0.0.1:" + std::to_string(lacking.port())},
+        {"down", "http://127.0.0.1:" + std::to_string(free_port())}}) {
+    SCOPED_TRACE("a mirror that is " + what);
+    fs::remove_all(package_root);
+    fs::remove_all(dir.path() / "gate");
+    // 40% of the package passes, the rest waits at the gate: the run is
+    // mid-download when the signal comes, however fast the machine.
+    const StreamGate gate = gate_downloads(size * 2 / 5);
+    NginxServer origin(dir.path() / ("origin-" + what), www, &gate);
+    const std::string base = "http://127.0.0.1:" + std::to_string(origin.port());
+    const auto args = with_profile(base, {"build_ext"});
+    env["ASCEND_SETUP_PACKAGE_MIRROR"] = std::nullopt;
+    const fs::path log = dir.path() / ("first-" + what + ".log");
+    {
+      BackgroundProcess first(host_command(tree, env, args), log);
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+      while (std::chrono::steady_clock::now() < deadline && first.running() &&
+             !(gate.holding() && downloaded() >= size * 3 / 10)) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+      ASSERT_TRUE(first.running()) << read_file(log);
+      ASSERT_TRUE(first.signal(SIGINT)) << read_file(log);
+      EXPECT_EQ(first.exit_code(120), 128 + SIGINT) << read_file(log);
+    }
+    ASSERT_TRUE(fs::exists(package_root / ".llvm-e2e.download.part"));
+    gate.open();
+    env["ASCEND_SETUP_PACKAGE_MIRROR"] = mirror;
+    const auto rerun = host(args);
+    ASSERT_EQ(rerun.exit_code, 0) << rerun.err;
+    EXPECT_NE(
+        rerun.err.find("warning: the package mirror cannot serve " + mirror + "/llvm-e2e.tar.gz"),
+        std::string::npos)
+        << rerun.err;
+    EXPECT_NE(rerun.err.find("resuming .llvm-e2e.download.part"), std::string::npos) << rerun.err;
+    EXPECT_EQ(read_file(package_root / "llvm-e2e" / "version.txt"), base + "/llvm-e2e.tar.gz");
+    EXPECT_EQ(fs::file_size(package_root / "llvm-e2e" / "lib" / "payload.bin"), kPayload);
+    EXPECT_LE(origin.body_bytes_sent(), size * 115 / 100)
+        << origin.body_bytes_sent() << " of " << size;
+  }
+  EXPECT_GE(lacking.responses(404), 1);
+}
+
+// The LLVM package's pin reaches its download: the profile's [llvm] sha256
+// entry for the package's name (a wrong one: exit 3 naming both digests,
+// nothing kept), then ASCEND_SETUP_LLVM_SHA256, which wins (the right one:
+// the package arrives).
+TEST_F(DownloadE2eTest, ThePinOfTheProfileOrOfTheVariableIsChecked) {
+  NginxServer nginx(dir.path() / "nginx", www);
+  const std::string base = "http://127.0.0.1:" + std::to_string(nginx.port());
+  const std::string right = ascend_setup::sha256_hex(read_file(www / "llvm-e2e.tar.gz"));
+  const std::string wrong(64, '0');
+  cmake_doing_nothing();
+  const auto args = with_profile(base, {"build_ext"});
+  const fs::path profile = args.at(1);
+  write_file(profile, replace_once(read_file(profile), "ubuntu_min_glibc = 229\n",
+                                   "ubuntu_min_glibc = 229\nsha256 = { \"llvm-e2e\" = \"" + wrong +
+                                       "\" }\n"));
+  const auto refused = host(args);
+  EXPECT_EQ(refused.exit_code, ascend_setup::exit_code::bad_input) << refused.err;
+  EXPECT_NE(refused.err.find("ascend-setup: error: the download of " + base +
+                             "/llvm-e2e.tar.gz has the SHA-256 " + right + ", not the " + wrong +
+                             " pinned by the profile's [llvm] sha256; the download was removed"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_FALSE(fs::exists(package_root / "llvm-e2e"));
+  EXPECT_FALSE(fs::exists(package_root / ".llvm-e2e.download"));
+
+  env["ASCEND_SETUP_LLVM_SHA256"] = right;
+  const auto pinned = host(args);
+  ASSERT_EQ(pinned.exit_code, 0) << pinned.err;
+  EXPECT_EQ(read_file(package_root / "llvm-e2e" / "version.txt"), base + "/llvm-e2e.tar.gz");
 }
 
 TEST_F(DownloadE2eTest, AMirrorThatIsNotAnHttpURLIsOneLineAndExit2) {

@@ -251,6 +251,39 @@ TEST_F(NetworkTest, ProxyRefusingTheCredentialsIsOneLineNamingTheProxyNotRetried
   EXPECT_TRUE(nginx.log_lines().empty());
 }
 
+// A corporate proxy under load (the flaky CONNECT proxy stand-in): its
+// first two CONNECTs answered 503, or reset without an answer, then
+// tunnelled. Both are retried with the download's backoff, one warning each,
+// and the package arrives; before, a 503 was taken for a refusal (exit 3).
+TEST_F(NetworkTest, PackageArrivesThroughAProxyThatFailsTwiceThenTunnels_StandInProxy) {
+  serve_package();
+  TlsNginx nginx(dir.path() / "nginx", ca, www);
+  env["CURL_CA_BUNDLE"] = ca.ca_certificate.string();
+  const std::string base = "https://localhost:" + std::to_string(nginx.port());
+  const std::string target = "localhost:" + std::to_string(nginx.port());
+  for (const std::string answer : {"503", "reset"}) {
+    SCOPED_TRACE(answer);
+    fs::remove_all(package_root);
+    FlakyConnectProxy proxy(dir.path() / ("proxy-" + answer), 2, answer);
+    env["HTTPS_PROXY"] = proxy.url();
+    const auto result = build_with_package(base);
+    EXPECT_TRUE(contains(result.err, "configure refused by the test")) << result.err;
+    expect_package_whole(base + "/llvm-net.tar.gz");
+    const auto connects = proxy.connects();
+    ASSERT_GE(connects.size(), 3u) << result.err;
+    EXPECT_EQ(connects[0], target + " " + answer);
+    EXPECT_EQ(connects[1], target + " " + answer);
+    EXPECT_EQ(connects[2], target + " 200");
+    EXPECT_EQ(count(result.err, "retrying from byte 0"), 2u) << result.err;
+    if (answer == "503") {
+      EXPECT_TRUE(
+          contains(result.err, "the proxy answered HTTP 503 to CONNECT (through the proxy " +
+                                   proxy.url() + " from HTTPS_PROXY)"))
+          << result.err;
+    }
+  }
+}
+
 TEST_F(NetworkTest, NoProxyHostIsReachedDirectly) {
   serve_package();
   TlsNginx nginx(dir.path() / "nginx", ca, www);
@@ -301,6 +334,31 @@ TEST_F(NetworkTest, DistributedCloneThroughTheProxyWithGitSslCainfo) {
     fetched |= line.rfind("POST /git/Triton-distributed-ascend.git/git-upload-pack 200 ", 0) == 0;
   }
   EXPECT_TRUE(fetched) << ::testing::PrintToString(nginx.log_lines());
+}
+
+// The git side of the same proxy: the distributed part's clone (three
+// attempts) meets two 503s to CONNECT, classified from libgit2's error class
+// as the proxy's transient answer, tried again, then clones.
+TEST_F(NetworkTest, DistributedCloneThroughAProxyThatAnswers503TwiceThenTunnels_StandInProxy) {
+  serve_distributed();
+  TlsNginx nginx(dir.path() / "nginx", ca, www, git_root);
+  FlakyConnectProxy proxy(dir.path() / "proxy", 2, "503");
+  distributed_profile(nginx);
+  write_file(profile, replace_once(read_file(profile), "link = \"python/triton_dist\"\n",
+                                   "link = \"python/triton_dist\"\nnetwork_attempts = 3\n"
+                                   "retry_seconds = 0\n"));
+  env["https_proxy"] = proxy.url();
+  env["GIT_SSL_CAINFO"] = ca.ca_certificate.string();
+  const auto result = host({"--profile", profile.string(), "--dump-kwargs"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(head_of(clone()), pin);
+  const std::string refused = "the proxy " + proxy.url() +
+                              " (from https_proxy) answered HTTP 503 to CONNECT for "
+                              "https://localhost:" +
+                              std::to_string(nginx.port());
+  EXPECT_EQ(count(result.err, refused), 2u) << result.err;
+  EXPECT_TRUE(contains(result.err, "(attempt 2 of 3)")) << result.err;
+  EXPECT_FALSE(contains(result.err, "(attempt 3 of 3)")) << result.err;
 }
 
 TEST_F(NetworkTest, DistributedCloneWithAnUntrustedCertificateIsNotRetried) {

@@ -216,6 +216,38 @@ class SharedCacheTest : public PackageBuildTest {
   static constexpr std::uint64_t kPayload = 24 << 20;
 };
 
+// A power loss (SIGKILL, from the write stand-in) at the download's record,
+// the window between the download's rename and its record: the whole
+// download stays unrecorded, and the rerun records and unpacks it without
+// fetching a byte (it used to remove it and fetch the package again).
+TEST_F(SharedCacheTest, KilledBeforeTheDownloadIsRecordedThenTheRerunUnpacksItWithoutFetching) {
+  make_package(kPayload);
+  NginxServer nginx(dir.path() / "nginx", www);
+  const auto args = with_profile(base(nginx), {"build_ext"});
+  Env killing = env;
+  killing["LD_PRELOAD"] = FAIL_NTH_WRITE;
+  killing["FAIL_WRITE_MATCH"] = ".llvm-e2e.download.json";
+  killing["FAIL_WRITE_NTH"] = "1";
+  killing["FAIL_WRITE_KILL"] = "1";
+  const auto first = run_host(args, tree, killing);
+  EXPECT_EQ(first.exit_code, 128 + SIGKILL) << first.err;
+  ASSERT_TRUE(fs::exists(download()));
+  EXPECT_EQ(fs::file_size(download()), package_size());
+  EXPECT_FALSE(fs::exists(package_root / ".llvm-e2e.download.json"));
+  EXPECT_FALSE(fs::exists(package_root / "llvm-e2e"));
+
+  const std::uint64_t served = nginx.body_bytes_sent();
+  const auto rerun = host(args);
+  ASSERT_EQ(rerun.exit_code, 0) << rerun.err;
+  EXPECT_EQ(nginx.body_bytes_sent(), served) << "the rerun fetched again";
+  EXPECT_NE(rerun.err.find(download().string() + " is whole but has no record"), std::string::npos)
+      << rerun.err;
+  EXPECT_NE(rerun.err.find("unpacking " + download().string() + " kept by an earlier run"),
+            std::string::npos)
+      << rerun.err;
+  expect_whole_package(url(nginx));
+}
+
 TEST_F(SharedCacheTest, FourBuildsOnAColdCacheFetchThePackageOnce) {
   make_package(kPayload);
   // Nothing of the package passes until every build has started and three

@@ -79,11 +79,8 @@ pid_t spawn_in_own_group(const std::vector<std::string>& argv, const fs::path& o
 
 }  // namespace
 
-namespace {
+namespace {}  // namespace
 
-// The port a stand-in wrote into `port_file` (whole: a rename) once it
-// listens, waiting at most 20 s while it runs; 0 and a test failure naming
-// `what` and its `output` when it never does.
 int port_written_by(BackgroundProcess& process, const fs::path& port_file, const std::string& what,
                     const fs::path& output) {
   const auto deadline = Clock::now() + std::chrono::seconds(20);
@@ -96,8 +93,6 @@ int port_written_by(BackgroundProcess& process, const fs::path& port_file, const
   }
   return std::stoi(read_file(port_file));
 }
-
-}  // namespace
 
 BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv, const fs::path& output)
     : pid_(spawn_in_own_group(argv, output)), group_(pid_) {

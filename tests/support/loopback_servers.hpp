@@ -45,6 +45,12 @@ class BackgroundProcess {
   std::optional<int> exit_code_;
 };
 
+// The port a stand-in wrote into `port_file` (whole: a rename) once it
+// listens, waiting at most 20 s while it runs; 0 and a test failure naming
+// `what` and its `output` when it never does.
+int port_written_by(BackgroundProcess& process, const fs::path& port_file, const std::string& what,
+                    const fs::path& output);
+
 // A gate a server's answers are held at until the test opens it, so that a
 // stop, kill or race meets a transfer in flight whatever the machine's speed
 // (tests/stand_ins/gate.py): the first `budget` bytes of the answers pass

@@ -46,6 +46,24 @@ TestCa::TestCa(const fs::path& dir)
            dir);
 }
 
+FlakyConnectProxy::FlakyConnectProxy(const fs::path& dir, int failures, const std::string& answer)
+    : dir_(dir) {
+  fs::create_directories(dir_);
+  const fs::path port_file = dir_ / "port";
+  process_ = std::make_unique<BackgroundProcess>(
+      std::vector<std::string>{SYSTEM_PYTHON, std::string(STAND_INS) + "/flaky_connect_proxy.py",
+                               "--port-file", port_file.string(), "--log",
+                               (dir_ / "connects.log").string(), "--failures",
+                               std::to_string(failures), "--answer", answer},
+      dir_ / "proxy-output.log");
+  port_ = port_written_by(*process_, port_file, "the flaky CONNECT proxy stand-in",
+                          dir_ / "proxy-output.log");
+}
+
+std::vector<std::string> FlakyConnectProxy::connects() const {
+  return file_lines(dir_ / "connects.log");
+}
+
 TinyProxy::TinyProxy(const fs::path& dir, const std::vector<int>& connect_ports,
                      const std::optional<std::pair<std::string, std::string>>& credentials)
     : dir_(dir) {

@@ -50,6 +50,22 @@ class TinyProxy {
   std::unique_ptr<BackgroundProcess> process_;
 };
 
+// The stand-in tests/stand_ins/flaky_connect_proxy.py on 127.0.0.1: a
+// CONNECT proxy whose first `failures` CONNECTs get `answer` (an HTTP status
+// such as "503", or "reset"), every later one tunnelled.
+class FlakyConnectProxy {
+ public:
+  FlakyConnectProxy(const fs::path& dir, int failures, const std::string& answer);
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  // Its CONNECTs, "<target> <status or reset>" each.
+  std::vector<std::string> connects() const;
+
+ private:
+  fs::path dir_;
+  int port_ = 0;
+  std::unique_ptr<BackgroundProcess> process_;
+};
+
 // nginx over TLS (the CA's server certificate) on 127.0.0.1 and a free port:
 // `www` at /, and, when `git_root` is not empty, git http-backend serving the
 // repositories under it at /git/ through fcgiwrap (GIT_HTTP_EXPORT_ALL).

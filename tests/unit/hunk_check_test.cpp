@@ -42,7 +42,7 @@ bool git_applies(const std::string& content, const std::string& patch) {
 }
 
 // `git diff` of `before` and `after` as f.txt in a real repository.
-std::string git_diff(const std::string& before, const std::string& after) {
+std::string diff_by_git(const std::string& before, const std::string& after) {
   TempDir dir;
   const fs::path repo = dir.path() / "repo";
   fs::create_directories(repo);
@@ -109,7 +109,7 @@ TEST(HunkCheck, MissingFileIsOneResult) {
 TEST(HunkCheck, NoNewlineAtEndOfFileAgreesWithGitApply) {
   for (const auto& [before, after] : std::vector<std::pair<std::string, std::string>>{
            {"a\nb", "a\nc"}, {"a\nb", "a\nc\n"}, {"a\nb\n", "a\nc"}, {"a\nb", "a\nb\nc"}}) {
-    const std::string patch = git_diff(before, after);
+    const std::string patch = diff_by_git(before, after);
     ASSERT_NE(patch.find("\\ No newline at end of file"), std::string::npos) << patch;
     EXPECT_EQ(only_hunk(before, patch).fit, HunkFit::applies) << patch;
     EXPECT_TRUE(git_applies(before, patch)) << patch;
@@ -121,7 +121,7 @@ TEST(HunkCheck, NoNewlineAtEndOfFileAgreesWithGitApply) {
 // same text with LF line ends (nor does git apply take it there).
 TEST(HunkCheck, CrlfLinesAgreeWithGitApply) {
   const std::string before = "one\r\ntwo\r\nthree\r\n";
-  const std::string patch = git_diff(before, "one\r\n2\r\nthree\r\n");
+  const std::string patch = diff_by_git(before, "one\r\n2\r\nthree\r\n");
   EXPECT_EQ(parse_unified_diff(patch, "p").at(0).hunks.at(0).preimage,
             (std::vector<std::string>{"one\r", "two\r", "three\r"}));
   EXPECT_EQ(only_hunk(before, patch).fit, HunkFit::applies);

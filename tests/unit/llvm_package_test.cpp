@@ -1,8 +1,11 @@
 #include "base/layer/llvm_package.hpp"
 
+#include "base/util/error.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
+
+#include <cstdlib>
 
 using namespace ascend_setup;
 using namespace test_support;
@@ -105,4 +108,41 @@ TEST_F(LlvmPackageTest, AGlibcVersionTooLargeToReadIsNoVersion) {
     const LlvmChoice choice = choose({"Linux", "x86_64", std::string(glibc), "debian"});
     EXPECT_TRUE(std::holds_alternative<UserConfiguredLlvm>(choice)) << glibc;
   }
+}
+
+// The LLVM package's pin: the variable wins (either case, trimmed), else the
+// profile's entry for the package's name; anything but 64 hex digits in the
+// variable is a usage error naming it.
+TEST(LlvmPackageSha256, TheVariableWinsOverTheProfilesEntryForTheName) {
+  Profile profile = parse_profile(builtin_profile_text(), "built-in profile");
+  const std::string pinned(64, 'b');
+  profile.llvm.sha256["llvm-x"] = pinned;
+  ::unsetenv("ASCEND_SETUP_LLVM_SHA256");
+  EXPECT_EQ(llvm_package_sha256(profile, "llvm-y"), std::nullopt);
+  const auto from_profile = llvm_package_sha256(profile, "llvm-x");
+  ASSERT_TRUE(from_profile);
+  EXPECT_EQ(from_profile->sha256, pinned);
+  EXPECT_EQ(from_profile->from, "the profile's [llvm] sha256");
+
+  ::setenv("ASCEND_SETUP_LLVM_SHA256", (" " + std::string(64, 'C') + "\n").c_str(), 1);
+  for (const char* name : {"llvm-x", "llvm-y"}) {
+    const auto from_variable = llvm_package_sha256(profile, name);
+    ASSERT_TRUE(from_variable);
+    EXPECT_EQ(from_variable->sha256, std::string(64, 'c'));
+    EXPECT_EQ(from_variable->from, "ASCEND_SETUP_LLVM_SHA256");
+  }
+  ::setenv("ASCEND_SETUP_LLVM_SHA256", "", 1);
+  EXPECT_EQ(llvm_package_sha256(profile, "llvm-x")->from, "the profile's [llvm] sha256");
+  for (const char* bad : {"abc", "sha256:0000", "zz"}) {
+    ::setenv("ASCEND_SETUP_LLVM_SHA256", bad, 1);
+    try {
+      llvm_package_sha256(profile, "llvm-x");
+      ADD_FAILURE() << bad << " was taken";
+    } catch (const Error& error) {
+      EXPECT_EQ(error.kind(), ErrorKind::usage) << bad;
+      EXPECT_EQ(std::string(error.what()), std::string("ASCEND_SETUP_LLVM_SHA256: '") + bad +
+                                               "' is not a SHA-256 (64 hex digits)");
+    }
+  }
+  ::unsetenv("ASCEND_SETUP_LLVM_SHA256");
 }

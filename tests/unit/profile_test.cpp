@@ -128,6 +128,28 @@ TEST(Profile, NumbersOutOfRangeNameTheKey) {
   }
 }
 
+// [llvm] sha256: package name -> the archive's SHA-256, optional; each
+// value 64 lowercase hex digits, else the line and key of the bad one.
+TEST(Profile, LlvmSha256PinsArePackageNamesToDigests) {
+  EXPECT_TRUE(parse_profile(builtin(), "p.toml").llvm.sha256.empty());
+  const std::string digest(64, 'a');
+  const std::string pinned =
+      replace(builtin(), "ubuntu_min_glibc = 229",
+              "ubuntu_min_glibc = 229\nsha256 = { \"llvm-x-ubuntu-x64\" = \"" + digest + "\" }");
+  EXPECT_EQ(parse_profile(pinned, "p.toml").llvm.sha256,
+            (std::map<std::string, std::string>{{"llvm-x-ubuntu-x64", digest}}));
+  for (const std::string& bad :
+       {std::string(63, 'a'), std::string(64, 'A'), std::string(64, 'g')}) {
+    const std::string message = error_of(replace(
+        builtin(), "ubuntu_min_glibc = 229",
+        "ubuntu_min_glibc = 229\n[llvm.sha256]\nfine = \"" + digest + "\"\nbad = \"" + bad + "\""));
+    EXPECT_TRUE(std::regex_search(
+        message, std::regex(R"(^p\.toml:\d+: key 'llvm\.sha256\.bad': expected a SHA-256: 64 )"
+                            R"(lowercase hex digits$)")))
+        << bad << ": " << message;
+  }
+}
+
 // One limit per key, said the same way with the line wherever the value is
 // out of it (git_hash_length once had two limits and two messages).
 TEST(Profile, EveryOutOfRangeValueGetsTheKeysOneLimitAndLine) {

@@ -1,9 +1,14 @@
 // One URL to one file, on libcurl, in a way that survives a slow, flaky
 // server and a killed run. The bytes go to `<target>.part`, the progress to
-// `<target>.part.state` (JSON: URL, validator, length, byte ranges done); the
-// part is renamed to `target` only when every byte of the length the server
-// gave has arrived. A rerun with the same URL resumes from the state (Range
-// with If-Range on the server's ETag or Last-Modified). With a length and
+// `<target>.part.state` (JSON: the package, the URL that wrote it, validator,
+// length, byte ranges done); the part is renamed to `target` only when every
+// byte of the length the server gave has arrived, its SHA-256 computed as
+// the bytes arrived (file_digest.hpp). A rerun of the same package resumes
+// from the state: from the same URL with Range and If-Range on the server's
+// ETag or Last-Modified; from another source of the package (a mirror, or
+// the package's own URL after one) once its first answer gives the same
+// length. Nothing on disk changes before a source answers with the file, so
+// a source that cannot serve leaves the part as it was. With a length and
 // ranges the file is fetched as several range requests at once (split again
 // when one finishes early); a server that ignores Range (a 200 answer) is
 // read from 0 in one stream. Resets, 5xx/429/408, truncated bodies and stalls
@@ -11,8 +16,10 @@
 // backoff, each segment from where it stopped. The proxy and the CA are the
 // options' NetworkSettings (util/network_settings.hpp), given to libcurl
 // explicitly (its own reading of the environment is off); a CONNECT tunnel's
-// answer is never taken for the server's. A proxy's refusal (407, 403) and an
-// untrusted certificate are not retried: they need the user's fix. Throws
+// answer is never taken for the server's. A proxy's 502, 503 or 504 to
+// CONNECT (and a reset during it) is retried like the server's 503; its
+// other refusals (407, 403, ...) and an untrusted certificate are not: they
+// need the user's fix. Throws
 // DownloadError when the URL cannot be had (its `offline` says no connection
 // was ever made), Error for a local failure (disk), the stop Error on a stop
 // signal. Nothing thrown in a libcurl callback unwinds through libcurl: it is
@@ -55,6 +62,7 @@ struct DownloadResult {
   std::uint64_t resumed_from = 0;  // bytes already in the part when this run began
   int retries = 0;                 // failed requests retried
   bool ranged = false;             // the server honoured Range
+  std::string sha256;              // of the file, lowercase hex
 };
 
 class DownloadError : public Error {
@@ -76,8 +84,13 @@ class DownloadError : public Error {
 DownloadOptions download_options_from_environment();
 
 // Downloads `url` to `target` (see the top). An existing `target` is replaced.
+// `package`: what the bytes are when `url` is one source of several (a
+// mirror's copy of the package's own URL); empty: `url` itself. A copy must
+// have the length the package's URL gives when that answers (asked beside
+// the download), and never discards a part it did not write in this call
+// when its length differs: DownloadError, the part left to the package's URL.
 DownloadResult download_file(const std::string& url, const std::filesystem::path& target,
-                             const DownloadOptions& options);
+                             const DownloadOptions& options, const std::string& package = {});
 
 // The parsers of a server's answer, on text (never throwing).
 

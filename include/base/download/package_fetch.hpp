@@ -8,8 +8,11 @@
 //   (staged copies) is removed first.
 // - The archive is downloaded (http_download.hpp; a killed run's `.part` is
 //   resumed) to `.<name>.download` beside the package directory; once it is
-//   complete, its URL, length and SHA-256 are recorded beside it
-//   (`.<name>.download.json`, written beside and renamed).
+//   complete, its URL, length and SHA-256 (computed as it arrived) are
+//   recorded beside it (`.<name>.download.json`, written beside and renamed).
+//   A pinned SHA-256 (PackageSpec::sha256) is checked first, whichever server
+//   sent it: a mismatch removes the download and is Error(bad_input) naming
+//   both digests.
 // - It is unpacked into a staged copy (util/staged_replacement.hpp),
 //   upstream's `version.txt` (the URL, what upstream compares) written into
 //   it last, and the whole put in place in one step: the package directory
@@ -17,15 +20,19 @@
 // - The download is kept until the package is in place: a stop or a failure
 //   while unpacking (a full disk, a refused member) leaves it, and the next
 //   run unpacks it without fetching once its length and digest match the
-//   record (a mismatch: one warning, then it is fetched again). The failure's
-//   message says where it is kept. Only an archive libarchive cannot read is
-//   removed, so that the next run fetches it again.
+//   record (a mismatch: one warning, then it is fetched again); one without
+//   a record (a stop between its rename and its record) is whole, so it is
+//   hashed and recorded then, not fetched again. The failure's message says
+//   where it is kept. Only an archive libarchive cannot read is removed, so
+//   that the next run fetches it again.
 // - With a package mirror (DownloadOptions::package_mirror), the archive is
-//   fetched first from the mirror, under the URL's file name (mirror_url()),
-//   in one attempt; a mirror that fails or lacks the file is one warning,
-//   then the package's own URL (what the mirror had sent is not resumed from
-//   another server). The package is the same either way:
-//   its record and version.txt name the package's own URL.
+//   fetched first from the mirror, under the URL's path (mirror_url()), in
+//   one attempt, as a copy of the package's own URL (its length checked
+//   against that URL's when it answers); a mirror that fails, lacks the file
+//   or has another is one warning, then the package's own URL. The part is
+//   one per package: a source that cannot serve leaves it as it was, and a
+//   rerun resumes it from whichever source serves the package. The package
+//   is the same either way: its record and version.txt name its own URL.
 // Nothing is done when the package directory's `version.txt` holds the URL.
 #pragma once
 
@@ -45,6 +52,10 @@ struct PackageSpec {
   // Upstream's name: the directory the archive holds; empty when the archive's
   // content is the package itself (the package directory is then root_dir).
   std::string name;
+  // The archive's SHA-256 (64 lowercase hex digits) when pinned, and what
+  // pins it (for the message); empty: no pin.
+  std::string sha256 = {};
+  std::string sha256_from = {};
 };
 
 struct PackageOutcome {
@@ -78,9 +89,10 @@ PackageOutcome fetch_package(const PackageSpec& spec, const DownloadOptions& opt
 // The same, taking the lock itself when the package is not cached.
 PackageOutcome fetch_package(const PackageSpec& spec, const DownloadOptions& options);
 
-// `url`'s file name (its path's last segment, query and fragment dropped)
-// under `mirror` (trailing slashes dropped); nullopt when `mirror` is empty or
-// the URL names no file ("", ".", "..").
+// `url`'s path (query and fragment dropped) under `mirror` (trailing slashes
+// dropped): two packages of one file name in two directories stay apart.
+// nullopt when `mirror` is empty, the URL names no file (no path, or one
+// ending in "/"), or a segment of its path is "." or "..".
 std::optional<std::string> mirror_url(const std::string& mirror, const std::string& url);
 
 // curl -fL -C - -o <file> '<url>' && tar -xf <file> -C <root> && printf %s '<url>' >

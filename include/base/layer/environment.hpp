@@ -47,6 +47,7 @@ enum class EnvVar {
   download_stall_seconds,  // ASCEND_SETUP_DOWNLOAD_STALL_SECONDS
   download_backoff_ms,     // ASCEND_SETUP_DOWNLOAD_BACKOFF_MS
   package_mirror,          // ASCEND_SETUP_PACKAGE_MIRROR
+  llvm_sha256,             // ASCEND_SETUP_LLVM_SHA256
   curl_ca_bundle,          // CURL_CA_BUNDLE
   ssl_cert_file,           // SSL_CERT_FILE
   requests_ca_bundle,      // REQUESTS_CA_BUNDLE

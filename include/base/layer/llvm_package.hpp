@@ -7,6 +7,7 @@
 #include "base/util/platform_info.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <variant>
 
@@ -35,6 +36,17 @@ using LlvmChoice = std::variant<LlvmPackage, UseUpstreamLlvm, UserConfiguredLlvm
 // `none` when there is no such file.
 std::string llvm_patch_hash(const std::filesystem::path& patch_dir, const std::string& prefix,
                             const std::string& suffix, int length, const std::string& none);
+
+// A pinned SHA-256 of a package's archive and what pins it, for messages.
+struct PinnedSha256 {
+  std::string sha256;  // 64 lowercase hex digits
+  std::string from;
+};
+
+// The SHA-256 pinned for the LLVM package `name`: ASCEND_SETUP_LLVM_SHA256
+// when set and not empty (64 hex digits, either case, else Error(usage)),
+// else the profile's [llvm] sha256 entry for `name`; nullopt when neither.
+std::optional<PinnedSha256> llvm_package_sha256(const Profile& profile, const std::string& name);
 
 // The system suffix ("ubuntu-x64", "macos-arm64", ...) for `platform`, with
 // `env_suffix` (TRITON_LLVM_SYSTEM_SUFFIX) winning when not empty.

@@ -99,6 +99,9 @@ struct Profile {
     std::string include_flag, lib_flag, syspath_var, user_configured_name;
     int ubuntu_min_glibc = 229;
     EnvList x64_os_suffixes;  // [os-release ID, suffix] for Linux x64, before the glibc rule
+    // package name -> the SHA-256 of its archive (64 lowercase hex digits),
+    // checked whichever server sends it (upstream's llvm-info.json sha256sum)
+    std::map<std::string, std::string> sha256;
     bool operator==(const Llvm&) const = default;
   } llvm;
 

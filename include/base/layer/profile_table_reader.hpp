@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -39,6 +40,11 @@ class TableReader {
   EnvList optional_pairs(const std::string& key);
   // A table whose every value is an array of strings.
   std::map<std::string, std::vector<std::string>> string_lists(const std::string& key);
+  // A table whose every value is a string, each checked by `valid` (else a
+  // failure at its line: "expected `what`"); absent: empty.
+  std::map<std::string, std::string> optional_strings_by_key(const std::string& key,
+                                                             bool (*valid)(std::string_view),
+                                                             const std::string& what);
   TableReader table(const std::string& key);
   // Absent: nullopt.
   std::optional<TableReader> optional_table(const std::string& key);

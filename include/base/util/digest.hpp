@@ -30,4 +30,7 @@ std::string sha256_hex(std::string_view bytes);
 std::string to_hex(std::string_view bytes);
 std::optional<std::string> from_hex(std::string_view text);
 
+// True for a SHA-256 as lowercase hex: 64 digits 0-9a-f.
+bool is_sha256_hex(std::string_view text);
+
 }  // namespace ascend_setup

@@ -89,6 +89,11 @@ std::string url_origin(const std::string& url);
 std::string untrusted_certificate_message(const std::string& url, const std::string& reason,
                                           const CaChoice& ca);
 
+// A proxy's answer to CONNECT that says "not now" rather than "no": 502, 503
+// or 504 (its way onward failed, or it is overloaded, as corporate proxies
+// are under load). Worth another try; any other answer is final.
+bool proxy_answer_is_transient(long status);
+
 // The one line of a proxy that refused a request (`status`: its HTTP answer,
 // 407 or 401 (tinyproxy answers a CONNECT with bad credentials so), 403, or
 // another; 0 when unknown): the proxy without its password and

@@ -1,6 +1,7 @@
 #include "base/download/http_download.hpp"
 
 #include "base/download/download_progress.hpp"
+#include "base/download/file_digest.hpp"
 #include "base/download/libraries.hpp"
 #include "base/layer/environment.hpp"
 #include "base/process/stop_signals.hpp"
@@ -35,6 +36,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr std::uint64_t kUnknown = std::numeric_limits<std::uint64_t>::max();
 constexpr int kMaxRestarts = 3;
+// Bytes of later ranges read back for the digest per pass of the loop (a
+// pass stays short: the stop and the progress are checked between).
+constexpr std::uint64_t kDigestBytesPerPass = std::uint64_t{16} << 20;
 
 struct Segment {
   std::uint64_t start = 0;
@@ -58,7 +62,8 @@ struct Transfer {
   std::uint64_t request_offset = 0;
   bool asked_range = false;
   bool probe = false;
-  ResponseHeaders response;  // of the current (last) response
+  bool length_check = false;  // asks the package's own URL for its length only
+  ResponseHeaders response;   // of the current (last) response
   bool body_started = false;
   // Why the transfer was ended by us: cut (its range is done), a retryable
   // reason, a local write error.
@@ -83,10 +88,42 @@ void global_init() {
   std::call_once(once, [] { libcurl().curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
+// Whether a failed request is tried again: a reset, a stall, a 5xx, 429 or
+// 408 are; a DNS failure (thrown here: nobody answered) and other answers
+// are not. `reason` becomes the words of the failure.
+bool worth_retrying(CURLcode code, long status, std::string& reason, bool ever_answered) {
+  switch (code) {
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+      throw DownloadError(reason, !ever_answered);
+    case CURLE_HTTP_RETURNED_ERROR:
+      reason = "HTTP " + std::to_string(status);
+      return status >= 500 || status == 429 || status == 408;
+    case CURLE_OPERATION_TIMEDOUT:
+      reason = "stalled (" + reason + ")";
+      return true;
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_WRITE_ERROR:
+      return true;
+    default:
+      return false;
+  }
+}
+
 class Downloader {
  public:
-  Downloader(const std::string& url, const fs::path& target, const DownloadOptions& options)
+  Downloader(const std::string& url, const fs::path& target, const DownloadOptions& options,
+             const std::string& package)
       : url_(url),
+        package_(package.empty() ? url : package),
+        mirror_(package_ != url_),
         target_(target),
         part_(part_path(target)),
         state_file_(state_path(target)),
@@ -111,9 +148,10 @@ class Downloader {
     multi_ = libcurl().curl_multi_init();
     libcurl().curl_multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS, long(options_.connections));
     fs::create_directories(target_.parent_path());
-    open_part();
+    load_state();
     try {
       loop();
+      digest_.read_back(fd_.get(), part_, length_);
     } catch (...) {
       save_state();  // a stop or failure keeps what arrived for the next run
       throw;
@@ -144,6 +182,9 @@ class Downloader {
   }
 
   size_t on_header(Transfer& t, const char* data, size_t size) {
+    if (t.length_check) {
+      return on_length_header(t, data, size);
+    }
     if (t.generation != generation_) {
       return 0;
     }
@@ -170,7 +211,7 @@ class Downloader {
   }
 
   size_t on_body(Transfer& t, const char* data, size_t size) {
-    if (t.generation != generation_ || t.response.status == 0) {
+    if (t.length_check || t.generation != generation_ || t.response.status == 0 || !fd_) {
       return 0;
     }
     Segment& segment = segments_[t.segment];
@@ -189,6 +230,7 @@ class Downloader {
       }
       written += static_cast<std::uint64_t>(n);
     }
+    digest_.written(position, std::string_view(data, take));
     segment.done += take;
     t.received += take;
     result_.fetched += take;
@@ -218,14 +260,20 @@ class Downloader {
               "the server gave no length (Content-Range " + t.response.content_range + ")";
           return false;
         }
+        claim_part();
         start_ranged(t, *total, validator);
         return true;
       }
       if (total && length_ != kUnknown && *total != length_) {
+        refuse_another_file(*total);
         t.retry_reason = "the file changed on the server (length " + std::to_string(*total) +
                          " instead of " + std::to_string(length_) + ")";
         restart_requested_ = true;
         return false;
+      }
+      claim_part();
+      if (validator_.empty()) {
+        validator_ = validator;  // a part another source wrote: this one's validator from now on
       }
       if (!ranged_ && length_ != kUnknown) {
         ranged_ = true;  // a resumed single stream: more connections may now help
@@ -233,6 +281,7 @@ class Downloader {
       return true;
     }
     // 200: the whole file from byte 0.
+    refuse_another_file(t.response.content_length.value_or(kUnknown));
     if (!t.probe && t.asked_range) {
       spdlog::info(
           "{}: the server ignored the range request (or the file changed): reading it "
@@ -242,10 +291,13 @@ class Downloader {
     const int kept = generation_ + 1;
     generation_ = kept;  // every other transfer is stale now
     t.generation = kept;
+    resumable_ = false;
+    claim_part();
     if (::ftruncate(fd_.get(), 0) != 0) {
       t.write_errno = errno;
       return false;
     }
+    digest_.restart();
     t.received = 0;
     length_ = t.response.content_length ? *t.response.content_length : kUnknown;
     validator_ = validator;
@@ -262,6 +314,7 @@ class Downloader {
   // The probe asked for the first min_split_bytes and learnt the length: it
   // keeps its range, the rest is split among the other connections.
   void start_ranged(Transfer& t, std::uint64_t total, const std::string& validator) {
+    digest_.restart();
     length_ = total;
     validator_ = validator;
     ranged_ = true;
@@ -287,18 +340,23 @@ class Downloader {
 
   std::uint64_t probe_bytes() const { return std::max<std::uint64_t>(1, options_.min_split_bytes); }
 
-  void open_part() {
-    // A state of the same URL whose part has the recorded length: resume.
-    bool resumed = false;
+  // A state of the same package whose part has the recorded length: the
+  // part is resumed, from this source or from another whose first answer
+  // gives the same length (it has no validator of this source: its first
+  // requests carry no If-Range). Nothing on disk changes here.
+  void load_state() {
     if (const auto text = read_whole_file(state_file_)) {
       try {
         const auto state = nlohmann::json::parse(*text);
+        const std::string source = state.at("url").get<std::string>();
+        const std::string package =
+            state.contains("package") ? state.at("package").get<std::string>() : source;
         struct stat info {};
-        if (state.at("url").get<std::string>() == url_ && ::stat(part_.c_str(), &info) == 0 &&
+        if (package == package_ && ::stat(part_.c_str(), &info) == 0 &&
             static_cast<std::uint64_t>(info.st_size) == state.at("length").get<std::uint64_t>() &&
             !state.at("validator").get<std::string>().empty()) {
           length_ = state.at("length").get<std::uint64_t>();
-          validator_ = state.at("validator").get<std::string>();
+          validator_ = source == url_ ? state.at("validator").get<std::string>() : std::string();
           ranged_ = state.at("ranged").get<bool>();
           for (const auto& item : state.at("segments")) {
             Segment segment{item.at(0).get<std::uint64_t>(), item.at(1).get<std::uint64_t>(),
@@ -308,28 +366,73 @@ class Downloader {
             }
             segments_.push_back(segment);
           }
-          resumed = !segments_.empty();
+          resumable_ = !segments_.empty();
+          part_source_ = source;
         }
       } catch (const std::exception& error) {
         spdlog::debug("{}: state not used ({})", state_file_.string(), error.what());
         segments_.clear();
+        resumable_ = false;
       }
     }
-    fd_.reset(::open(part_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | (resumed ? 0 : O_TRUNC), 0644));
+    if (!resumable_) {
+      reset_fresh();
+      return;
+    }
+    for (const Segment& segment : segments_) {
+      result_.resumed_from += segment.done;
+    }
+    if (!ranged_ && segments_.size() == 1) {
+      single_stream_ = true;
+    }
+    if (part_source_ != url_ && complete()) {
+      // Whole, but from another source: its last byte asked again, so that
+      // this one's answer confirms the length before the part is taken.
+      for (Segment& segment : segments_) {
+        if (segment.end == length_ && segment.done > 0) {
+          --segment.done;
+          --result_.resumed_from;
+        }
+      }
+    }
+  }
+
+  // The part becomes this call's once a source has answered with the file:
+  // a resumable part is opened as it is, any other emptied and its state
+  // removed. Until then nothing on disk changes, so a source that cannot
+  // serve leaves the part another one wrote as it found it.
+  void claim_part() {
+    if (fd_) {
+      return;
+    }
+    if (!resumable_) {
+      std::error_code ignored;
+      fs::remove(state_file_, ignored);
+    }
+    fd_.reset(
+        ::open(part_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | (resumable_ ? 0 : O_TRUNC), 0644));
     if (!fd_) {
       throw system_error("open", part_, errno);
     }
-    if (resumed) {
-      for (const Segment& segment : segments_) {
-        result_.resumed_from += segment.done;
-      }
-      spdlog::info("resuming {}: {} of {} already here", part_.filename().string(),
-                   human_bytes(double(result_.resumed_from)), human_bytes(double(length_)));
-      if (!ranged_ && segments_.size() == 1) {
-        single_stream_ = true;
-      }
-    } else {
-      reset_fresh();
+    if (resumable_) {
+      spdlog::info("resuming {}: {} of {} already here{}", part_.filename().string(),
+                   human_bytes(double(result_.resumed_from)), human_bytes(double(length_)),
+                   part_source_ == url_ ? "" : " (fetched from " + shown_url(part_source_) + ")");
+    }
+    length_check_wanted_ = mirror_;
+  }
+
+  // A mirror whose answer has another length than the part an earlier run
+  // or another source wrote of the package: not the same file. The part is
+  // left as it is for the package's own URL.
+  void refuse_another_file(std::uint64_t length) const {
+    if (mirror_ && resumable_ && !fd_ && length != length_) {
+      throw DownloadError(
+          "it has " +
+              (length == kUnknown ? std::string("an unknown number of") : std::to_string(length)) +
+              " bytes where the part of " + package_ + " holds " + std::to_string(length_) +
+              ": another file",
+          false);
     }
   }
 
@@ -338,16 +441,25 @@ class Downloader {
     validator_.clear();
     ranged_ = false;
     single_stream_ = false;
+    resumable_ = false;
     segments_.assign(1, Segment{0, kUnknown, 0});
     probe_pending_ = true;
-    std::error_code ignored;
-    fs::remove(state_file_, ignored);
-    if (fd_ && ::ftruncate(fd_.get(), 0) != 0) {
-      throw system_error("truncate", part_, errno);
+    digest_.restart();
+    if (fd_) {
+      std::error_code ignored;
+      fs::remove(state_file_, ignored);
+      if (::ftruncate(fd_.get(), 0) != 0) {
+        throw system_error("truncate", part_, errno);
+      }
     }
   }
 
   void save_state() {
+    if (another_file_) {
+      std::error_code ignored;
+      fs::remove(state_file_, ignored);
+      return;
+    }
     if (!fd_ || length_ == kUnknown || validator_.empty()) {
       return;
     }
@@ -355,11 +467,9 @@ class Downloader {
     for (const Segment& segment : segments_) {
       segments.push_back({segment.start, segment.end, segment.done});
     }
-    const nlohmann::json state = {{"url", url_},
-                                  {"validator", validator_},
-                                  {"length", length_},
-                                  {"ranged", ranged_},
-                                  {"segments", segments}};
+    const nlohmann::json state = {
+        {"url", url_},       {"package", package_}, {"validator", validator_},
+        {"length", length_}, {"ranged", ranged_},   {"segments", segments}};
     // The recorded bytes are in the part before the state says so.
     ::fdatasync(fd_.get());
     const fs::path temporary = state_file_.string() + ".tmp";
@@ -381,23 +491,17 @@ class Downloader {
     return count;
   }
 
-  void start(size_t index, bool probe) {
+  // A transfer of `url` (through `proxy`) with every option but its range.
+  std::unique_ptr<Transfer> new_transfer(const std::string& url,
+                                         const std::optional<ProxyChoice>& proxy) {
     auto t = std::make_unique<Transfer>();
     t->owner = this;
-    t->generation = generation_;
-    t->segment = index;
-    t->probe = probe;
-    Segment& segment = segments_[index];
-    if (single_stream_ && segment.done > 0 && validator_.empty()) {
-      segment.done = 0;  // no validator: a resumed stream could mix two files
-    }
-    t->request_offset = segment.position();
     t->easy = libcurl().curl_easy_init();
     if (t->easy == nullptr) {
       throw Error("cannot start a download: libcurl is out of memory", ErrorKind::local_io);
     }
     CURL* easy = t->easy;
-    libcurl().curl_easy_setopt(easy, CURLOPT_URL, url_.c_str());
+    libcurl().curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
     libcurl().curl_easy_setopt(easy, CURLOPT_PRIVATE, t.get());
     libcurl().curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
     libcurl().curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);
@@ -412,7 +516,7 @@ class Downloader {
     libcurl().curl_easy_setopt(easy, CURLOPT_USERAGENT, "ascend-setup/" ASCEND_SETUP_VERSION);
     // The proxy chosen here (libcurl's own reading of the environment off:
     // an empty string is "none"); no_proxy still applies to a redirect's host.
-    libcurl().curl_easy_setopt(easy, CURLOPT_PROXY, proxy_ ? proxy_->url.c_str() : "");
+    libcurl().curl_easy_setopt(easy, CURLOPT_PROXY, proxy ? proxy->url.c_str() : "");
     libcurl().curl_easy_setopt(
         easy, CURLOPT_NOPROXY,
         options_.network.no_proxy ? options_.network.no_proxy->value.c_str() : "");
@@ -443,6 +547,19 @@ class Downloader {
               [&] { return transfer->owner->on_body(*transfer, data, size * count); });
         });
     libcurl().curl_easy_setopt(easy, CURLOPT_WRITEDATA, t.get());
+    return t;
+  }
+
+  void start(size_t index, bool probe) {
+    auto t = new_transfer(url_, proxy_);
+    t->generation = generation_;
+    t->segment = index;
+    t->probe = probe;
+    Segment& segment = segments_[index];
+    if (single_stream_ && segment.done > 0 && validator_.empty()) {
+      segment.done = 0;  // no validator: a resumed stream could mix two files
+    }
+    t->request_offset = segment.position();
     std::string range;
     if (probe) {
       // The first range: its answer gives the length (Content-Range) without
@@ -458,16 +575,71 @@ class Downloader {
       if (!probe && !validator_.empty()) {
         t->headers = libcurl().curl_slist_append(t->headers, ("If-Range: " + validator_).c_str());
       }
-      libcurl().curl_easy_setopt(easy, CURLOPT_HTTPHEADER, t->headers);
+      libcurl().curl_easy_setopt(t->easy, CURLOPT_HTTPHEADER, t->headers);
     }
     segment.active = true;
-    libcurl().curl_multi_add_handle(multi_, easy);
+    libcurl().curl_multi_add_handle(multi_, t->easy);
     transfers_.push_back(std::move(t));
+  }
+
+  // A mirror's copy is the package only with the length of the package's
+  // own URL: that URL is asked for it (a range of one byte) beside the
+  // download, once the mirror has answered. No answer there, no check.
+  void start_length_check() {
+    length_check_wanted_ = false;
+    auto t = new_transfer(package_, options_.network.proxy_for(package_));
+    t->length_check = true;
+    t->generation = -1;  // never stale, never one of the download's transfers
+    t->headers = libcurl().curl_slist_append(t->headers, "Range: bytes=0-0");
+    libcurl().curl_easy_setopt(t->easy, CURLOPT_HTTPHEADER, t->headers);
+    libcurl().curl_multi_add_handle(multi_, t->easy);
+    transfers_.push_back(std::move(t));
+    length_check_running_ = true;
+  }
+
+  // The length check's answer: its length, then the transfer ends (0).
+  size_t on_length_header(Transfer& t, const char* data, size_t size) {
+    if (!read_header_line(std::string_view(data, size), t.response)) {
+      return size;
+    }
+    long code = 0;
+    libcurl().curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &code);
+    if (code != t.response.status) {
+      return size;  // a CONNECT tunnel's answer
+    }
+    if (t.response.status == 206) {
+      const auto range = parse_content_range(t.response.content_range);
+      package_length_ = range ? range->total : std::nullopt;
+    } else if (t.response.status == 200) {
+      package_length_ = t.response.content_length;
+    } else {
+      return size;  // a redirect is followed; an error ends it (FAILONERROR)
+    }
+    return 0;
+  }
+
+  void length_check_done() {
+    length_check_running_ = false;
+    if (!package_length_) {
+      spdlog::debug("{} gave no length to check the mirror's copy against", shown_url(package_));
+    }
+  }
+
+  void check_package_length() {
+    if (package_length_ && length_ != kUnknown && *package_length_ != length_) {
+      another_file_ = true;  // no one resumes it
+      throw DownloadError("it has " + std::to_string(length_) + " bytes where " + package_ +
+                              " has " + std::to_string(*package_length_) + ": another file",
+                          false);
+    }
   }
 
   // Starts what may start now: pending segments, then a split of the largest
   // remaining range for an idle connection.
   void schedule() {
+    if (length_check_wanted_) {
+      start_length_check();
+    }
     if (restart_requested_) {
       restart_requested_ = false;
       if (++restarts_ > kMaxRestarts) {
@@ -553,31 +725,13 @@ class Downloader {
     } else {
       reason = t.error_buffer[0] != '\0' ? std::string(t.error_buffer)
                                          : libcurl().curl_easy_strerror(code);
-      throw_if_refused(t, code, status, reason);
-      switch (code) {
-        case CURLE_COULDNT_RESOLVE_HOST:
-        case CURLE_COULDNT_RESOLVE_PROXY:
-          throw DownloadError(reason, !ever_answered_);
-        case CURLE_HTTP_RETURNED_ERROR:
-          retryable = status >= 500 || status == 429 || status == 408;
-          reason = "HTTP " + std::to_string(status);
-          break;
-        case CURLE_COULDNT_CONNECT:
-        case CURLE_OPERATION_TIMEDOUT:
-        case CURLE_PARTIAL_FILE:
-        case CURLE_RECV_ERROR:
-        case CURLE_SEND_ERROR:
-        case CURLE_GOT_NOTHING:
-        case CURLE_HTTP2:
-        case CURLE_HTTP2_STREAM:
-        case CURLE_SSL_CONNECT_ERROR:
-        case CURLE_WRITE_ERROR:
-          if (code == CURLE_OPERATION_TIMEDOUT) {
-            reason = "stalled (" + reason + ")";
-          }
-          break;
-        default:
-          retryable = false;
+      long connect_code = 0;
+      libcurl().curl_easy_getinfo(t.easy, CURLINFO_HTTP_CONNECTCODE, &connect_code);
+      if (proxy_ && proxy_answer_is_transient(connect_code)) {
+        reason = "the proxy answered HTTP " + std::to_string(connect_code) + " to CONNECT";
+      } else {
+        throw_if_refused(code, status, connect_code, reason);
+        retryable = worth_retrying(code, status, reason, ever_answered_);
       }
     }
     if (proxy_) {
@@ -607,10 +761,9 @@ class Downloader {
   }
 
   // What the user must fix, never retried: the proxy refused (its CONNECT
-  // answer, or a 407 to a request through it), the certificate is not trusted.
-  void throw_if_refused(Transfer& t, CURLcode code, long status, const std::string& reason) {
-    long connect_code = 0;
-    libcurl().curl_easy_getinfo(t.easy, CURLINFO_HTTP_CONNECTCODE, &connect_code);
+  // answer but a transient one, or a 407 to a request through it), the
+  // certificate is not trusted.
+  void throw_if_refused(CURLcode code, long status, long connect_code, const std::string& reason) {
     if (proxy_ && (connect_code >= 300 || (code == CURLE_HTTP_RETURNED_ERROR && status == 407))) {
       // A 407 to a request through the proxy says all; a CONNECT's failure has libcurl's words.
       throw DownloadError(
@@ -650,6 +803,27 @@ class Downloader {
     return length_ - std::min(length_, bytes_done());
   }
 
+  // The end of the prefix every byte of which has arrived.
+  std::uint64_t contiguous_done() const {
+    std::vector<const Segment*> order;
+    for (const Segment& segment : segments_) {
+      order.push_back(&segment);
+    }
+    std::sort(order.begin(), order.end(),
+              [](const Segment* a, const Segment* b) { return a->start < b->start; });
+    std::uint64_t end = 0;
+    for (const Segment* segment : order) {
+      if (segment->start != end) {
+        break;
+      }
+      end = segment->position();
+      if (!segment->complete()) {
+        break;
+      }
+    }
+    return end;
+  }
+
   std::uint64_t bytes_done() const {
     std::uint64_t done = 0;
     for (const Segment& segment : segments_) {
@@ -664,8 +838,12 @@ class Downloader {
     // the attempts) or ends; a pass lasts at most 200 ms.
     while (true) {
       throw_if_stopped();
+      if (complete() && !fd_) {
+        claim_part();  // whole from this URL (a run stopped before its rename): nothing to ask
+      }
       schedule();
-      if (complete() && active_transfers() == 0) {
+      if (complete() && active_transfers() == 0 && !length_check_running_) {
+        check_package_length();
         return;
       }
       int running = 0;
@@ -684,11 +862,19 @@ class Downloader {
                                   [done](const auto& item) { return item.get() == done; });
         std::unique_ptr<Transfer> transfer = std::move(*owned);
         transfers_.erase(owned);
-        on_done(*transfer, code);
+        if (transfer->length_check) {
+          length_check_done();
+        } else {
+          on_done(*transfer, code);
+        }
+      }
+      check_package_length();
+      if (fd_) {
+        digest_.read_back(fd_.get(), part_, contiguous_done(), kDigestBytesPerPass);
       }
       // Stale transfers (a restart from 0): removed without a word.
       for (auto it = transfers_.begin(); it != transfers_.end();) {
-        if ((*it)->generation != generation_) {
+        if ((*it)->generation != generation_ && !(*it)->length_check) {
           libcurl().curl_multi_remove_handle(multi_, (*it)->easy);
           it = transfers_.erase(it);
         } else {
@@ -710,7 +896,8 @@ class Downloader {
     if (::fstat(fd_.get(), &info) != 0) {
       throw system_error("inspect", part_, errno);
     }
-    if (static_cast<std::uint64_t>(info.st_size) != length_ || bytes_done() != length_) {
+    if (static_cast<std::uint64_t>(info.st_size) != length_ || bytes_done() != length_ ||
+        digest_.hashed() != length_) {
       throw DownloadError("the download has " + std::to_string(info.st_size) + " bytes, not the " +
                               std::to_string(length_) + " the server announced",
                           false);
@@ -727,6 +914,7 @@ class Downloader {
     fs::remove(state_file_, ignored);
     result_.size = length_;
     result_.ranged = ranged_;
+    result_.sha256 = digest_.hex();
     progress_.finish(length_,
                      fmt::format("{} fetched by this run{}{}", human_bytes(double(result_.fetched)),
                                  ranged_ ? "" : ", one stream (no ranges)",
@@ -735,6 +923,8 @@ class Downloader {
   }
 
   std::string url_;
+  std::string package_;  // what the bytes are: url_, or the URL a mirror's copy is of
+  bool mirror_;          // url_ is a copy of package_
   fs::path target_;
   fs::path part_;
   fs::path state_file_;
@@ -750,6 +940,13 @@ class Downloader {
   std::vector<Segment> segments_;
   std::uint64_t length_ = kUnknown;
   std::string validator_;
+  bool resumable_ = false;   // continuing the part an earlier run (or source) wrote
+  std::string part_source_;  // the URL that wrote it
+  FileDigest digest_;
+  bool length_check_wanted_ = false;
+  bool length_check_running_ = false;
+  std::optional<std::uint64_t> package_length_;  // the package URL's, for a mirror's copy
+  bool another_file_ = false;                    // the copy is not the package: its part is dropped
   bool ranged_ = false;
   bool single_stream_ = false;
   bool probe_pending_ = false;
@@ -854,8 +1051,8 @@ DownloadOptions download_options_from_environment() {
 }
 
 DownloadResult download_file(const std::string& url, const fs::path& target,
-                             const DownloadOptions& options) {
-  Downloader downloader(url, target, options);
+                             const DownloadOptions& options, const std::string& package) {
+  Downloader downloader(url, target, options, package);
   return downloader.run();
 }
 

@@ -1,9 +1,11 @@
 #include "base/download/package_fetch.hpp"
 
 #include "base/download/archive_extract.hpp"
+#include "base/download/file_digest.hpp"
 #include "base/process/stop_signals.hpp"
 #include "base/util/digest.hpp"
 #include "base/util/error.hpp"
+#include "base/util/shown_url.hpp"
 #include "base/util/staged_replacement.hpp"
 #include "base/util/strings.hpp"
 #include "base/util/system_error.hpp"
@@ -44,49 +46,80 @@ std::string shell_quoted(const std::string& text) {
   return out + "'";
 }
 
-// SHA-256 of a file as lowercase hex, read in blocks (a package is GBs); a
-// stop signal ends it.
-std::string file_sha256(const fs::path& path) {
-  const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd) {
-    throw system_error("open", path, errno);
-  }
-  Sha256 sha;
-  std::string block(std::size_t{1} << 20, '\0');
-  while (true) {
-    throw_if_stopped();
-    const ssize_t n = ::read(fd.get(), block.data(), block.size());
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n < 0) {
-      throw system_error("read", path, errno);
-    }
-    if (n == 0) {
-      break;
-    }
-    sha.update(std::string_view(block.data(), static_cast<std::size_t>(n)));
-  }
-  return sha.hex();
-}
-
 void remove_download(const PackageSpec& spec) {
   std::error_code ignored;
   fs::remove(package_download(spec), ignored);
   fs::remove(package_download_record(spec), ignored);
 }
 
+// A digest other than the pinned one: the download goes, and the run stops
+// naming both (`source`: the URL that sent it, when known).
+void check_pinned_digest(const PackageSpec& spec, const std::string& sha256,
+                         const std::string& source) {
+  if (spec.sha256.empty() || sha256 == spec.sha256) {
+    return;
+  }
+  remove_download(spec);
+  throw Error(
+      "the download of " + shown_url(spec.url) +
+          (source.empty() || source == spec.url ? "" : " (from " + shown_url(source) + ")") +
+          " has the SHA-256 " + sha256 + ", not the " + spec.sha256 + " pinned by " +
+          spec.sha256_from + "; the download was removed",
+      ErrorKind::bad_input);
+}
+
 // Records the complete download's URL, length and digest beside it.
-void record_download(const PackageSpec& spec, std::uint64_t size) {
-  const nlohmann::json record = {
-      {"url", spec.url}, {"size", size}, {"sha256", file_sha256(package_download(spec))}};
+void record_download(const PackageSpec& spec, std::uint64_t size, const std::string& sha256) {
+  const nlohmann::json record = {{"url", spec.url}, {"size", size}, {"sha256", sha256}};
   StagedReplacement staged(package_download_record(spec), kRecordStaging);
   write_whole_file(staged.staged(), record.dump() + "\n");
   staged.commit();
 }
 
-// True when an earlier run's complete download of this URL is here with its
-// recorded length and digest. Anything else there is removed, with one
+// A fresh download: its digest (computed as it arrived) checked against the
+// pin, then recorded.
+void record_download(const PackageSpec& spec, const DownloadResult& result,
+                     const std::string& source) {
+  check_pinned_digest(spec, result.sha256, source);
+  record_download(spec, result.size, result.sha256);
+}
+
+// Why an earlier run's download of this URL cannot be used as it is (empty:
+// it can): its record must name the URL, its length and its digest. One
+// without a record is whole (only a complete download gets its name): a run
+// stopped between the rename and the record, so it is hashed and recorded
+// now rather than fetched again.
+std::string kept_download_mismatch(const PackageSpec& spec) {
+  const fs::path download = package_download(spec);
+  const auto text = read_whole_file(package_download_record(spec));
+  if (!text) {
+    const std::string sha256 = file_sha256(download);
+    spdlog::info(
+        "{} is whole but has no record (a run stopped right after it was downloaded): "
+        "recording it",
+        download.string());
+    check_pinned_digest(spec, sha256, "");
+    record_download(spec, fs::file_size(download), sha256);
+    return {};
+  }
+  const auto record = nlohmann::json::parse(*text);
+  if (record.at("url").get<std::string>() != spec.url) {
+    return "is of another URL (" + record.at("url").get<std::string>() + ")";
+  }
+  if (const auto size = fs::file_size(download); size != record.at("size").get<std::uint64_t>()) {
+    return "has " + std::to_string(size) + " bytes, not the " +
+           std::to_string(record.at("size").get<std::uint64_t>()) + " recorded";
+  }
+  const std::string sha256 = file_sha256(download);
+  if (sha256 != record.at("sha256").get<std::string>()) {
+    return "does not have the SHA-256 recorded when it was downloaded";
+  }
+  check_pinned_digest(spec, sha256, "");
+  return {};
+}
+
+// True when an earlier run's complete download of this URL is here and
+// usable (kept_download_mismatch). Anything else there is removed, with one
 // warning when it was a download.
 bool kept_download_matches(const PackageSpec& spec) {
   const fs::path download = package_download(spec);
@@ -97,19 +130,7 @@ bool kept_download_matches(const PackageSpec& spec) {
   }
   std::string mismatch;
   try {
-    const auto text = read_whole_file(package_download_record(spec));
-    const auto record = text ? nlohmann::json::parse(*text) : nlohmann::json();
-    if (record.is_null()) {
-      mismatch = "has no record of its length and digest";
-    } else if (record.at("url").get<std::string>() != spec.url) {
-      mismatch = "is of another URL (" + record.at("url").get<std::string>() + ")";
-    } else if (const auto size = fs::file_size(download);
-               size != record.at("size").get<std::uint64_t>()) {
-      mismatch = "has " + std::to_string(size) + " bytes, not the " +
-                 std::to_string(record.at("size").get<std::uint64_t>()) + " recorded";
-    } else if (file_sha256(download) != record.at("sha256").get<std::string>()) {
-      mismatch = "does not have the SHA-256 recorded when it was downloaded";
-    }
+    mismatch = kept_download_mismatch(spec);
   } catch (const nlohmann::json::exception& error) {
     mismatch = std::string("has an unreadable record (") + error.what() + ")";
   } catch (const fs::filesystem_error& error) {
@@ -139,21 +160,26 @@ void unpack(const PackageSpec& spec, const fs::path& directory) {
   staged.commit();
 }
 
-// The archive from the mirror when it has it, else from the package's URL.
+// The archive from the mirror when it has it (a copy of the package's URL:
+// download_file checks its length against that URL's), else from the
+// package's URL; `source` is set to the URL that served it.
 DownloadResult download_package(const PackageSpec& spec, const fs::path& download,
-                                const DownloadOptions& options) {
+                                const DownloadOptions& options, std::string& source) {
   if (const auto mirrored = mirror_url(options.package_mirror, spec.url)) {
     DownloadOptions through_mirror = options;
     through_mirror.attempts = 1;  // a mirror is a shortcut: no retry lines, the origin next
     try {
-      DownloadResult result = download_file(*mirrored, download, through_mirror);
-      spdlog::info("fetched {} from the package mirror ({})", spec.url, *mirrored);
+      DownloadResult result = download_file(*mirrored, download, through_mirror, spec.url);
+      spdlog::info("fetched {} from the package mirror ({})", shown_url(spec.url),
+                   shown_url(*mirrored));
+      source = *mirrored;
       return result;
     } catch (const DownloadError& error) {
-      spdlog::warn("the package mirror cannot serve {} ({}); fetching {} instead", *mirrored,
-                   error.what(), spec.url);
+      spdlog::warn("the package mirror cannot serve {} ({}); fetching {} instead",
+                   shown_url(*mirrored), shown_text(error.what()), shown_url(spec.url));
     }
   }
+  source = spec.url;
   return download_file(spec.url, download, options);
 }
 
@@ -169,16 +195,28 @@ std::optional<std::string> mirror_url(const std::string& mirror, const std::stri
     return std::nullopt;
   }
   const std::string_view rest = std::string_view(url).substr(scheme + 3);
-  const std::string_view path = rest.substr(0, rest.find_first_of("?#"));
-  const auto slash = path.rfind('/');
+  const std::string_view authority_and_path = rest.substr(0, rest.find_first_of("?#"));
+  const auto slash = authority_and_path.find('/');
   if (slash == std::string_view::npos) {
     return std::nullopt;  // a host alone
   }
-  const std::string_view name = path.substr(slash + 1);
-  if (name.empty() || name == "." || name == "..") {
-    return std::nullopt;
+  const std::string_view path = authority_and_path.substr(slash);
+  std::string_view last;
+  for (std::string_view left = path.substr(1);;) {
+    const auto next = left.find('/');
+    last = left.substr(0, next);
+    if (last == "." || last == "..") {
+      return std::nullopt;  // not a path a mirror may be asked for
+    }
+    if (next == std::string_view::npos) {
+      break;
+    }
+    left.remove_prefix(next + 1);
   }
-  return base + "/" + std::string(name);
+  if (last.empty()) {
+    return std::nullopt;  // no file
+  }
+  return base + std::string(path);
 }
 
 fs::path package_directory(const PackageSpec& spec) {
@@ -242,8 +280,9 @@ PackageOutcome fetch_package(const PackageSpec& spec, const DownloadOptions& opt
     outcome.kept_download_used = true;
   } else {
     spdlog::info("fetching {} into {}", spec.url, outcome.directory.string());
+    std::string source;
     try {
-      outcome.download = download_package(spec, download, options);
+      outcome.download = download_package(spec, download, options, source);
     } catch (const DownloadError& error) {
       throw Error(std::string(error.offline() ? "offline or unreachable: " : "") +
                       "cannot download " + spec.url + " to " + outcome.directory.string() + " (" +
@@ -257,7 +296,7 @@ PackageOutcome fetch_package(const PackageSpec& spec, const DownloadOptions& opt
                       part_path(download).string() + " for the next run to resume",
                   error.kind());
     }
-    record_download(spec, outcome.download.size);
+    record_download(spec, outcome.download, source);
   }
   const std::string kept = "; the download is kept in " + download.string() +
                            " (the next run unpacks it without fetching it again)";

@@ -1,8 +1,8 @@
 #include "base/git/source_repo.hpp"
 
+#include "base/git/network_retry.hpp"
 #include "base/process/stop_signals.hpp"
 #include "base/util/error.hpp"
-#include "base/util/numbers.hpp"
 #include "base/util/staged_replacement.hpp"
 
 #include <git2.h>
@@ -114,27 +114,11 @@ std::string last_git_error() {
 }
 
 // libgit2's last error as an Error of the kind its class says: the network
-// (tried again), this machine, or else the input.
+// (tried again), this machine, or else the input (classify_git_failure).
 Error libgit_error(const std::string& what) {
   const git_error* error = git_error_last();
-  ErrorKind kind = ErrorKind::bad_input;
-  if (error != nullptr) {
-    switch (error->klass) {
-      case GIT_ERROR_NET:
-      case GIT_ERROR_HTTP:
-      case GIT_ERROR_SSL:
-      case GIT_ERROR_SSH:
-        kind = ErrorKind::network;
-        break;
-      case GIT_ERROR_OS:
-      case GIT_ERROR_FILESYSTEM:
-      case GIT_ERROR_NOMEMORY:
-        kind = ErrorKind::local_io;
-        break;
-      default:
-        break;
-    }
-  }
+  const ErrorKind kind =
+      classify_git_failure(0, error != nullptr ? error->klass : 0, {}, false).kind();
   return Error(what.empty() ? last_git_error() : what + ": " + last_git_error(), kind);
 }
 
@@ -247,31 +231,26 @@ class GitNetwork {
     const std::string message =
         error != nullptr && error->message != nullptr ? error->message : "unknown libgit2 error";
     const std::string prefix = what.empty() ? std::string() : what + ": ";
-    if (proxy_ && message.find("proxy") != std::string::npos) {
-      long status = 0;
-      if (rc == GIT_EAUTH) {
-        status = 407;
-      } else if (const size_t at = message.find("unexpected status: "); at != std::string::npos) {
-        status =
-            parse_integer(leading_digits(std::string_view(message).substr(at + 19)), 100L, 999L)
-                .value_or(0);
-      }
-      if (status != 0) {
-        throw Error(prefix + proxy_refusal_message(*proxy_, url_, status, message),
-                    ErrorKind::bad_input);
-      }
-    }
-    if (rc == GIT_ECERTIFICATE || (error != nullptr && error->klass == GIT_ERROR_SSL &&
-                                   message.find("certificate") != std::string::npos)) {
-      throw Error(prefix + untrusted_certificate_message(url_, message, ca_), ErrorKind::bad_input);
-    }
-    Error plain = libgit_error(what);
-    if (proxy_ && plain.kind() == ErrorKind::network) {
-      throw Error(std::string(plain.what()) + " (through the proxy " + proxy_->shown() + " from " +
-                      proxy_->variable + ")",
+    const GitFailure failure =
+        classify_git_failure(rc, error != nullptr ? error->klass : 0, message, proxy_.has_value());
+    if (failure.cause == GitFailure::Cause::proxy && failure.kind() == ErrorKind::network) {
+      throw Error(prefix + "the proxy " + proxy_->shown() + " (from " + proxy_->variable +
+                      ") answered HTTP " + std::to_string(failure.proxy_status) +
+                      " to CONNECT for " + url_origin(url_),
                   ErrorKind::network);
     }
-    throw plain;
+    if (failure.cause == GitFailure::Cause::proxy) {
+      throw Error(prefix + proxy_refusal_message(*proxy_, url_, failure.proxy_status, message),
+                  ErrorKind::bad_input);
+    }
+    if (failure.cause == GitFailure::Cause::certificate) {
+      throw Error(prefix + untrusted_certificate_message(url_, message, ca_), ErrorKind::bad_input);
+    }
+    std::string text = prefix + message;
+    if (proxy_ && failure.kind() == ErrorKind::network) {
+      text += " (through the proxy " + proxy_->shown() + " from " + proxy_->variable + ")";
+    }
+    throw Error(text, failure.kind());
   }
 
  private:

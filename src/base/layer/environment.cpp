@@ -91,8 +91,12 @@ const Row kRows[] = {
      "the first retry's delay in ms, doubled each time up to 30 s"},
     {EnvVar::package_mirror, Kind::url,
      [](const Profile*) { return std::string("ASCEND_SETUP_PACKAGE_MIRROR"); }, none,
-     "a base URL tried first for every package, with the package's file name under it "
+     "a base URL tried first for every package, with the package URL's path under it "
      "(falls back to the package's own URL)"},
+    {EnvVar::llvm_sha256, Kind::text,
+     [](const Profile*) { return std::string("ASCEND_SETUP_LLVM_SHA256"); }, none,
+     "the LLVM package's SHA-256 (64 hex digits), checked whichever server sends it; wins over "
+     "the profile's [llvm] sha256"},
     // The network of the downloads and the git fetches (doc/downloads.md).
     {EnvVar::curl_ca_bundle, Kind::text,
      [](const Profile*) { return std::string("CURL_CA_BUNDLE"); }, none,

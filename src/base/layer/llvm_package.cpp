@@ -1,5 +1,6 @@
 #include "base/layer/llvm_package.hpp"
 
+#include "base/layer/environment.hpp"
 #include "base/util/digest.hpp"
 #include "base/util/error.hpp"
 #include "base/util/numbers.hpp"
@@ -7,6 +8,7 @@
 #include "base/util/whole_file.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <memory>
 
 namespace ascend_setup {
@@ -122,6 +124,24 @@ LlvmChoice choose_llvm_package(const Profile::Llvm& profile, const PlatformInfo&
   package.sym_name = expand(profile.sym_name);
   package.url = replace_all(profile.url, "{name}", package.name);
   return package;
+}
+
+std::optional<PinnedSha256> llvm_package_sha256(const Profile& profile, const std::string& name) {
+  if (const auto value = env_value(EnvVar::llvm_sha256, &profile); value && !trim(*value).empty()) {
+    std::string sha256 = trim(*value);
+    std::transform(sha256.begin(), sha256.end(), sha256.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const std::string variable = env_name(EnvVar::llvm_sha256, &profile);
+    if (!is_sha256_hex(sha256)) {
+      throw Error(variable + ": '" + *value + "' is not a SHA-256 (64 hex digits)",
+                  ErrorKind::usage);
+    }
+    return PinnedSha256{sha256, variable};
+  }
+  if (const auto pinned = profile.llvm.sha256.find(name); pinned != profile.llvm.sha256.end()) {
+    return PinnedSha256{pinned->second, "the profile's [llvm] sha256"};
+  }
+  return std::nullopt;
 }
 
 }  // namespace ascend_setup

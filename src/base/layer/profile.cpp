@@ -1,6 +1,7 @@
 #include "base/layer/profile.hpp"
 
 #include "base/layer/profile_table_reader.hpp"
+#include "base/util/digest.hpp"
 #include "base/util/error.hpp"
 #include "base/util/whole_file.hpp"
 
@@ -106,6 +107,8 @@ void read_llvm(TableReader table, Profile& profile) {
   l.user_configured_name = table.string("user_configured_name");
   l.ubuntu_min_glibc = table.integer("ubuntu_min_glibc", 100, 9999);
   l.x64_os_suffixes = table.optional_pairs("x64_os_suffixes");
+  l.sha256 =
+      table.optional_strings_by_key("sha256", is_sha256_hex, "a SHA-256: 64 lowercase hex digits");
   table.finish();
 }
 

@@ -94,6 +94,25 @@ std::map<std::string, std::vector<std::string>> TableReader::string_lists(const 
   return result;
 }
 
+std::map<std::string, std::string> TableReader::optional_strings_by_key(
+    const std::string& key, bool (*valid)(std::string_view), const std::string& what) {
+  std::map<std::string, std::string> result;
+  std::optional<TableReader> inner = optional_table(key);
+  if (!inner) {
+    return result;
+  }
+  for (const auto& [name, node] : inner->table_) {
+    const std::string name_text(name.str());
+    const std::string value = inner->string(name_text);
+    if (!valid(value)) {
+      inner->fail_key(name_text, "expected " + what);
+    }
+    result[name_text] = value;
+  }
+  inner->finish();
+  return result;
+}
+
 TableReader TableReader::table(const std::string& key) {
   const toml::node& node = require(key);
   if (const auto* value = node.as_table()) {

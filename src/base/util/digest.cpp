@@ -24,7 +24,6 @@ std::string Sha256::hex() { return to_hex(digest()); }
 
 std::string sha256_hex(std::string_view bytes) { return Sha256().update(bytes).hex(); }
 
-
 std::string to_hex(std::string_view bytes) {
   static constexpr char digits[] = "0123456789abcdef";
   std::string text;
@@ -58,6 +57,10 @@ std::optional<std::string> from_hex(std::string_view text) {
     bytes += static_cast<char>(high << 4 | low);
   }
   return bytes;
+}
+
+bool is_sha256_hex(std::string_view text) {
+  return text.size() == 64 && text.find_first_not_of("0123456789abcdef") == std::string_view::npos;
 }
 
 }  // namespace ascend_setup

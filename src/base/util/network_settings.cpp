@@ -306,6 +306,10 @@ std::string untrusted_certificate_message(const std::string& url, const std::str
          "GIT_SSL_CAINFO)";
 }
 
+bool proxy_answer_is_transient(long status) {
+  return status == 502 || status == 503 || status == 504;
+}
+
 std::string proxy_refusal_message(const ProxyChoice& proxy, const std::string& url, long status,
                                   const std::string& reason) {
   std::string answer = status > 0 ? "HTTP " + std::to_string(status) : std::string();

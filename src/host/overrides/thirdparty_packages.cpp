@@ -8,11 +8,14 @@
 // finds each package cached and does the rest (its -D arguments, the symlink).
 // Each of these packages' locks is held from before its fetch until upstream's
 // function returns: builds sharing the cache fetch a package once, and never
-// run upstream's symlink step on it at the same time.
+// run upstream's symlink step on it at the same time. The LLVM package (the
+// one named by the profile's syspath variable) is checked against its pinned
+// SHA-256 when it has one (layer/llvm_package.hpp).
 #include "host/overrides/overrides.hpp"
 
 #include "base/build/build_phases.hpp"
 #include "base/download/package_fetch.hpp"
+#include "base/layer/llvm_package.hpp"
 #include "base/util/error.hpp"
 
 #include <filesystem>
@@ -27,7 +30,8 @@ namespace {
 
 // Fetches each package upstream would download, under its lock; returns the
 // locks, in the packages' order (the same in every build).
-std::vector<FileLock> fetch_packages(py::handle packages, const std::filesystem::path& cache) {
+std::vector<FileLock> fetch_packages(py::handle packages, const std::filesystem::path& cache,
+                                     const Profile& profile) {
   py::object environ = py::module_::import("os").attr("environ");
   std::optional<DownloadOptions> options;
   std::optional<PhaseScope> downloading;  // from the first package fetched
@@ -40,8 +44,14 @@ std::vector<FileLock> fetch_packages(py::handle packages, const std::filesystem:
     if (url.empty() || (!syspath.empty() && environ.contains(syspath))) {
       continue;
     }
-    const PackageSpec spec{url, cache / py::str(package.attr("package")).cast<std::string>(),
-                           py::str(package.attr("name"))};
+    PackageSpec spec{url, cache / py::str(package.attr("package")).cast<std::string>(),
+                     py::str(package.attr("name"))};
+    if (syspath == profile.llvm.syspath_var) {
+      if (const auto pinned = llvm_package_sha256(profile, spec.name)) {
+        spec.sha256 = pinned->sha256;
+        spec.sha256_from = pinned->from;
+      }
+    }
     locks.push_back(lock_package(spec));
     if (package_cached(spec)) {
       continue;
@@ -64,14 +74,16 @@ void override_thirdparty_packages(const OverrideContext& context) {
   py::object cache_path = context.upstream("get_triton_cache_path");
   py::object offline = context.upstream("is_offline_build");
 
+  auto profile = context.profile;
+
   py::cpp_function replacement(
-      [original, cache_path, offline](py::object packages) -> py::object {
+      [original, cache_path, offline, profile](py::object packages) -> py::object {
         if (py::bool_(offline())) {
           return original(packages);
         }
         // Held until upstream's function returns.
         const std::vector<FileLock> locks =
-            fetch_packages(packages, py::str(cache_path()).cast<std::string>());
+            fetch_packages(packages, py::str(cache_path()).cast<std::string>(), *profile);
         return original(packages);
       },
       py::name("get_thirdparty_packages"), py::arg("packages"),
