@@ -1,6 +1,7 @@
 #include "test_support.hpp"
 
 #include "base/layer/profile.hpp"
+#include "base/tree/file_lock.hpp"
 #include "base/util/whole_file.hpp"
 
 #include <gtest/gtest.h>
@@ -83,6 +84,12 @@ TempDir::TempDir() {
 TempDir::~TempDir() {
   std::error_code ec;
   fs::remove_all(path_, ec);
+}
+
+const ascend_setup::HeldLock& test_writer_lock() {
+  static const TempDir dir;
+  static const ascend_setup::FileLock lock(dir.path() / "writer.lock", "the test's writes");
+  return lock;
 }
 
 void write_file(const fs::path& path, const std::string& text) {

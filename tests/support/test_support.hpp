@@ -3,6 +3,7 @@
 #pragma once
 
 #include "base/process/process.hpp"
+#include "base/util/held_lock.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -31,6 +32,11 @@ class TempDir {
  private:
   fs::path path_;
 };
+
+// A lock of this test process's own, held for its life: what a test shows
+// where the product asks for the lock of the path it writes
+// (util/held_lock.hpp) and the test is that path's only writer.
+const ascend_setup::HeldLock& test_writer_lock();
 
 void write_file(const fs::path& path, const std::string& text);
 std::string read_file(const fs::path& path);

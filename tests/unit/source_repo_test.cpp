@@ -133,17 +133,17 @@ TEST_F(SourceRepoTest, FetchCommitChecksOutThatCommitNotTheTip) {
   git({"commit", "-q", "-m", "later"}, tree);
   const fs::path target = dir.path() / "fetched";
   fs::create_directory(target);  // a submodule's empty placeholder
-  SourceRepo::fetch_commit(tree.string(), first, target, NetworkSettings{});
+  SourceRepo::fetch_commit(tree.string(), first, target, NetworkSettings{}, test_writer_lock());
   EXPECT_EQ(git({"rev-parse", "HEAD"}, target), first);
   EXPECT_TRUE(fs::exists(target / "a.txt"));
   EXPECT_FALSE(fs::exists(target / "later.txt"));
   // An unknown commit: an Error, nothing left behind.
   const fs::path other = dir.path() / "other";
-  EXPECT_THROW(
-      SourceRepo::fetch_commit(tree.string(), std::string(40, '1'), other, NetworkSettings{}),
-      Error);
+  EXPECT_THROW(SourceRepo::fetch_commit(tree.string(), std::string(40, '1'), other,
+                                        NetworkSettings{}, test_writer_lock()),
+               Error);
   EXPECT_THROW(SourceRepo::fetch_commit((dir.path() / "no-remote").string(), first, other,
-                                        NetworkSettings{}),
+                                        NetworkSettings{}, test_writer_lock()),
                Error);
   EXPECT_FALSE(fs::exists(other));
   for (const auto& entry : fs::directory_iterator(dir.path())) {

@@ -77,10 +77,10 @@ void remove_download(const PackageSpec& spec) {
 }
 
 // Records the complete download's URL, length and digest beside it.
-void record_download(const PackageSpec& spec, std::uint64_t size) {
+void record_download(const PackageSpec& spec, std::uint64_t size, const HeldLock& held) {
   const nlohmann::json record = {
       {"url", spec.url}, {"size", size}, {"sha256", file_sha256(package_download(spec))}};
-  StagedReplacement staged(package_download_record(spec), kRecordStaging);
+  StagedReplacement staged(held, package_download_record(spec), kRecordStaging);
   write_whole_file(staged.staged(), record.dump() + "\n");
   staged.commit();
 }
@@ -127,8 +127,8 @@ bool kept_download_matches(const PackageSpec& spec) {
 
 // The download unpacked into a staged copy of the package directory, its
 // version.txt written last, the whole put in place.
-void unpack(const PackageSpec& spec, const fs::path& directory) {
-  StagedReplacement staged(directory, kPackageStaging);
+void unpack(const PackageSpec& spec, const fs::path& directory, const HeldLock& held) {
+  StagedReplacement staged(held, directory, kPackageStaging);
   std::error_code ec;
   fs::create_directory(staged.staged(), ec);
   if (ec) {
@@ -227,7 +227,7 @@ PackageOutcome fetch_package(const PackageSpec& spec, const DownloadOptions& opt
 }
 
 PackageOutcome fetch_package(const PackageSpec& spec, const DownloadOptions& options,
-                             const FileLock& /*held*/) {
+                             const FileLock& held) {
   PackageOutcome outcome;
   outcome.directory = package_directory(spec);
   if (package_cached(spec)) {
@@ -235,9 +235,9 @@ PackageOutcome fetch_package(const PackageSpec& spec, const DownloadOptions& opt
     return outcome;
   }
   const fs::path download = package_download(spec);
-  // What killed runs left: no other run writes here while the lock is held.
-  StagedReplacement::remove_leftovers(outcome.directory, kPackageStaging);
-  StagedReplacement::remove_leftovers(package_download_record(spec), kRecordStaging);
+  // What killed runs left, first: no other run writes here while the lock is held.
+  StagedReplacement::remove_leftovers(held, outcome.directory, kPackageStaging);
+  StagedReplacement::remove_leftovers(held, package_download_record(spec), kRecordStaging);
   if (kept_download_matches(spec)) {
     outcome.kept_download_used = true;
   } else {
@@ -257,12 +257,12 @@ PackageOutcome fetch_package(const PackageSpec& spec, const DownloadOptions& opt
                       part_path(download).string() + " for the next run to resume",
                   error.kind());
     }
-    record_download(spec, outcome.download.size);
+    record_download(spec, outcome.download.size, held);
   }
   const std::string kept = "; the download is kept in " + download.string() +
                            " (the next run unpacks it without fetching it again)";
   try {
-    unpack(spec, outcome.directory);
+    unpack(spec, outcome.directory, held);
   } catch (const UnreadableArchive& error) {
     remove_download(spec);
     throw Error(std::string(error.what()) + "; the download was removed (the next run fetches " +

@@ -496,9 +496,9 @@ bool SourceRepo::has_submodule(const std::string& path) const {
 
 SourceRepo SourceRepo::clone(const std::string& url, const std::string& branch,
                              const std::filesystem::path& directory,
-                             const NetworkSettings& network) {
+                             const NetworkSettings& network, const HeldLock& held) {
   ensure_libgit2();
-  StagedReplacement staging(directory, "clone");
+  StagedReplacement staging(held, directory, "clone");
   GitNetwork net(url, network, nullptr);
   git_clone_options options;
   git_clone_options_init(&options, GIT_CLONE_OPTIONS_VERSION);
@@ -614,10 +614,10 @@ std::vector<Gitlink> SourceRepo::gitlinks_under(const std::string& directory) co
 
 void SourceRepo::fetch_commit(const std::string& url, const std::string& id,
                               const std::filesystem::path& directory,
-                              const NetworkSettings& network) {
+                              const NetworkSettings& network, const HeldLock& held) {
   ensure_libgit2();
   const git_oid oid = parse_id(id);
-  StagedReplacement staging(directory, "fetch");
+  StagedReplacement staging(held, directory, "fetch");
   const auto fail = [](const std::string& what) { throw libgit_error(what); };
   git_repository* raw_repo = nullptr;
   if (git_repository_init(&raw_repo, staging.staged().c_str(), 0) != 0) {

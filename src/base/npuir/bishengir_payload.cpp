@@ -33,8 +33,8 @@ void copy_entry(const fs::path& from, const fs::path& to) {
 
 // A new `target` filled by `fill`, then swapped in whole.
 template <typename Fill>
-void stage_and_replace(const fs::path& target, Fill fill) {
-  StagedReplacement staging(target, "staged");
+void stage_and_replace(const HeldLock& held, const fs::path& target, Fill fill) {
+  StagedReplacement staging(held, target, "staged");
   fill(staging.staged());
   staging.commit();
 }
@@ -87,16 +87,17 @@ void check_bishengir_payload(const fs::path& source, const std::vector<std::stri
 }
 
 void install_bishengir_payload(const fs::path& source, const fs::path& target,
-                               const std::vector<std::string>& required,
-                               const std::string& origin) {
+                               const std::vector<std::string>& required, const std::string& origin,
+                               const HeldLock& held) {
   check_bishengir_payload(source, required, origin);
-  stage_and_replace(target, [&source](const fs::path& staged) { copy_entry(source, staged); });
+  stage_and_replace(held, target,
+                    [&source](const fs::path& staged) { copy_entry(source, staged); });
   spdlog::info("BishengIR payload: {} copied to {}", source.string(), target.string());
 }
 
 void collect_artifacts(const fs::path& output, const std::vector<std::string>& artifacts,
-                       const fs::path& target) {
-  stage_and_replace(target, [&](const fs::path& staged) {
+                       const fs::path& target, const HeldLock& held) {
+  stage_and_replace(held, target, [&](const fs::path& staged) {
     fs::create_directories(staged);
     for (const std::string& artifact : artifacts) {
       const fs::path relative(artifact);
