@@ -74,20 +74,6 @@ class SharedCacheTest : public PackageBuildTest {
 
   fs::path download() const { return package_root / ".llvm-e2e.download"; }
 
-  // Hidden directories beside the package other than its files: a run's
-  // copy being unpacked, or one a killed run left.
-  std::vector<fs::path> staged_copies() const {
-    std::vector<fs::path> found;
-    std::error_code ec;
-    for (fs::directory_iterator it(package_root, ec), end; !ec && it != end; it.increment(ec)) {
-      if (it->path().filename().string().rfind(".llvm-e2e.", 0) == 0 &&
-          fs::is_directory(fs::symlink_status(it->path(), ec))) {
-        found.push_back(it->path());
-      }
-    }
-    return found;
-  }
-
   std::uint64_t package_size() const { return fs::file_size(www / "llvm-e2e.tar.gz"); }
 
   // The package in place with every file of its source, nothing staged or
@@ -107,7 +93,7 @@ class SharedCacheTest : public PackageBuildTest {
       }
     }
     EXPECT_GT(files, 0u);
-    EXPECT_TRUE(staged_copies().empty()) << ::testing::PrintToString(staged_copies());
+    EXPECT_TRUE(staged_copies(package_root).empty()) << ::testing::PrintToString(staged_copies(package_root));
     EXPECT_FALSE(fs::exists(download()));
     EXPECT_FALSE(fs::exists(package_root / ".llvm-e2e.download.json"));
     expect_no_partial_package(package_url);
@@ -167,7 +153,7 @@ class SharedCacheTest : public PackageBuildTest {
       EXPECT_NE(line.find("the download is kept in " + download().string()), std::string::npos)
           << err;
       EXPECT_EQ(err.find("Traceback"), std::string::npos) << err;
-      EXPECT_TRUE(staged_copies().empty()) << ::testing::PrintToString(staged_copies());
+      EXPECT_TRUE(staged_copies(package_root).empty()) << ::testing::PrintToString(staged_copies(package_root));
     }
     EXPECT_FALSE(fs::exists(package_root / "llvm-e2e"));
     ASSERT_TRUE(fs::exists(download()));
@@ -406,7 +392,7 @@ TEST_F(SharedCacheTest, FullDiskDuringExtractionKeepsTheDownloadThenTheRerunUnpa
   EXPECT_NE(line.find("the download is kept in " + download().string()), std::string::npos) << line;
   EXPECT_EQ(first.err.find("Traceback"), std::string::npos) << first.err;
   EXPECT_FALSE(fs::exists(package_root / "llvm-e2e"));
-  EXPECT_TRUE(staged_copies().empty()) << ::testing::PrintToString(staged_copies());
+  EXPECT_TRUE(staged_copies(package_root).empty()) << ::testing::PrintToString(staged_copies(package_root));
   ASSERT_TRUE(fs::exists(download()));
 
   fs::remove(disk.path() / ".filler");  // room made
@@ -446,7 +432,7 @@ TEST_F(SharedCacheTest, RefusedMemberKeepsTheDownloadAndTheRerunRefusesWithoutFe
     }
     EXPECT_TRUE(fs::exists(download()));
     EXPECT_FALSE(fs::exists(package_root / "llvm-e2e"));
-    EXPECT_TRUE(staged_copies().empty()) << ::testing::PrintToString(staged_copies());
+    EXPECT_TRUE(staged_copies(package_root).empty()) << ::testing::PrintToString(staged_copies(package_root));
     for (const auto& entry : fs::recursive_directory_iterator(dir.path())) {
       EXPECT_NE(entry.path().filename(), "escaped") << entry.path();
     }
