@@ -9,10 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <pthread.h>
-
 #include <atomic>
-#include <csignal>
 #include <exception>
 #include <mutex>
 #include <system_error>
@@ -85,19 +82,12 @@ LibgitStartAhead::LibgitStartAhead(const std::filesystem::path& tree_root) {
   if (!std::filesystem::exists(std::filesystem::symlink_status(tree_root / ".git", ec))) {
     return;
   }
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  for (const int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) {
-    sigaddset(&stop_signals, signal);
-  }
-  sigset_t previous;
-  pthread_sigmask(SIG_BLOCK, &stop_signals, &previous);  // inherited by the thread
+  const StopSignalsBlocked blocked;  // inherited by the thread
   try {
     thread_ = std::thread(ensure_libgit2);
   } catch (const std::system_error&) {
     // no thread: the first use initialises libgit2 itself
   }
-  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
 }
 
 LibgitStartAhead::~LibgitStartAhead() {
