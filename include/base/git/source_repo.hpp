@@ -9,9 +9,13 @@
 // fetch_commit) take the run's NetworkSettings: the proxy of their URL is
 // passed to libgit2 explicitly, the CA is GIT_SSL_CAINFO/GIT_SSL_CAPATH, else
 // git's http.sslCAInfo/http.sslCAPath, else the downloads' (set before each
-// operation). A stop signal ends a transfer under way (the stop's Error); a
-// proxy's refusal or an untrusted certificate is an Error of kind bad_input
-// saying what to fix (not retried), other network failures kind network.
+// operation, in place of the operation before's, so that a CA trusted once
+// is not trusted by a later operation that names another: where libgit2
+// links OpenSSL in, by a new certificate store; Debian's libgit2, on mbedTLS,
+// replaces its own). A stop signal ends a transfer under way (the stop's
+// Error); a proxy's refusal or an untrusted certificate is an Error of kind
+// bad_input saying what to fix (not retried), other network failures kind
+// network.
 #pragma once
 
 #include "base/util/held_lock.hpp"
