@@ -7,11 +7,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include <fcntl.h>
 #include <sys/mount.h>
@@ -200,19 +202,25 @@ ascend_setup::ProcessResult run_host(const std::vector<std::string>& args, const
   return ascend_setup::run_process({argv, cwd, env, {}});
 }
 
-std::vector<std::string> host_command(const fs::path& cwd, const Env& env,
-                                      const std::vector<std::string>& args) {
-  std::vector<std::string> argv{"/usr/bin/env", "-C", cwd.string()};
+std::vector<std::string> command_in(const fs::path& cwd, const Env& env,
+                                    const std::vector<std::string>& argv) {
+  std::vector<std::string> command{"/usr/bin/env", "-C", cwd.string()};
   for (const auto& [name, value] : env) {
     if (value) {
-      argv.push_back(name + "=" + *value);
+      command.push_back(name + "=" + *value);
     } else {
-      argv.insert(argv.begin() + 1, {"-u", name});
+      command.insert(command.begin() + 1, {"-u", name});
     }
   }
-  argv.push_back(ASCEND_SETUP_BINARY);
+  command.insert(command.end(), argv.begin(), argv.end());
+  return command;
+}
+
+std::vector<std::string> host_command(const fs::path& cwd, const Env& env,
+                                      const std::vector<std::string>& args) {
+  std::vector<std::string> argv{ASCEND_SETUP_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
-  return argv;
+  return command_in(cwd, env, argv);
 }
 
 std::map<std::string, std::string> make_npuir_stand_in(
@@ -564,6 +572,22 @@ std::vector<std::string> lines_with(const std::string& text, const std::string& 
     }
   }
   return lines;
+}
+
+std::string error_line(const std::string& err) {
+  const auto at = err.find("ascend-setup: error: ");
+  return at == std::string::npos ? std::string() : err.substr(at, err.find('\n', at) - at);
+}
+
+bool wait_until(const std::function<bool()>& ready, double seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (!ready()) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
 }
 
 }  // namespace test_support
