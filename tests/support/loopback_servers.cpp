@@ -2,6 +2,7 @@
 
 #include "test_support.hpp"
 
+#include "base/process/descendants.hpp"
 #include "base/process/process.hpp"
 #include "base/util/numbers.hpp"
 #include "base/util/strings.hpp"
@@ -323,36 +324,12 @@ void DistccDaemon::signal_all(int number) const {
   // descendants are listed (when `number` stops them); then every
   // descendant's group.
   ::kill(-pid_, number);
-  std::map<pid_t, pid_t> parents;
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) {
-      continue;
+  for (const pid_t pid : ascend_setup::living_descendants(pid_)) {
+    const pid_t group = ::getpgid(pid);
+    if (group > 1 && group != ::getpgrp()) {
+      ::kill(-group, number);
     }
-    std::ifstream stat(entry.path() / "stat");
-    std::string text;
-    std::getline(stat, text);
-    const size_t close = text.rfind(')');
-    if (close == std::string::npos) {
-      continue;
-    }
-    std::istringstream rest(text.substr(close + 2));
-    char state = 0;
-    pid_t parent = 0;
-    rest >> state >> parent;
-    parents[std::stoi(name)] = parent;
-  }
-  for (const auto& [pid, parent] : parents) {
-    for (pid_t at = parent, hops = 0; at > 1 && hops < 64; at = parents[at], ++hops) {
-      if (at == pid_) {
-        const pid_t group = ::getpgid(pid);
-        if (group > 1 && group != ::getpgrp()) {
-          ::kill(-group, number);
-        }
-        ::kill(pid, number);
-        break;
-      }
-    }
+    ::kill(pid, number);
   }
 }
 
