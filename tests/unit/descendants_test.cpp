@@ -47,10 +47,11 @@ TEST(ProcStat, OtherTextIsNoProcessNeverAWrongParent) {
 TEST(Descendants, OfAnotherProcessAreItsOwnOnly) {
   test_support::TempDir dir;
   const fs::path started = dir.path() / "started";
+  // The pid written by echo, a builtin: one write, and no other child.
   test_support::BackgroundProcess shell(
-      {"/bin/sh", "-c", "sleep 600 & echo $! > \"$0.tmp\" && mv \"$0.tmp\" \"$0\"; wait",
-       started.string()});
-  ASSERT_TRUE(test_support::wait_until([&] { return fs::exists(started); }, 60));
+      {"/bin/sh", "-c", "sleep 600 & echo $! > \"$0\"; wait", started.string()});
+  ASSERT_TRUE(test_support::wait_until(
+      [&] { return test_support::contains(test_support::read_file(started), "\n"); }, 60));
   const pid_t sleeper = std::stoi(test_support::read_file(started));
   EXPECT_EQ(ascend_setup::living_descendants(shell.pid()), std::vector<pid_t>{sleeper});
   const auto ours = ascend_setup::living_descendants();

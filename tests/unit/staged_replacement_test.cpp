@@ -166,9 +166,11 @@ class StagedReplacementWithoutRenameat2Flags : public ::testing::Test {
       GTEST_SKIP() << "runs under the stand-in only, from "
                       "StagedReplacement.UnderAFileSystemWithoutRenameat2FlagsEachCaseHolds";
     }
-    ASSERT_NE(::renameat2(AT_FDCWD, "/nonexistent-a", AT_FDCWD, "/nonexistent-b", RENAME_NOREPLACE),
-              0);
-    ASSERT_EQ(errno, EINVAL) << "the stand-in is not preloaded";
+    const int refused =
+        ::renameat2(AT_FDCWD, "/nonexistent-a", AT_FDCWD, "/nonexistent-b", RENAME_NOREPLACE);
+    const int error_number = errno;
+    ASSERT_EQ(refused, -1);
+    ASSERT_EQ(error_number, EINVAL) << "the stand-in is not preloaded";
   }
   TempDir dir;
   // As the stand-in reads a descriptor's path.
