@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # stress-tests.sh [-n RUNS] [-b BUILD_DIR] [-j JOBS] [TEST...]
 #
-# Runs each chosen e2e test RUNS times (default 20) while the machine is
+# Runs each chosen test RUNS times (default 20) while the machine is
 # loaded, and prints, per test, how many runs passed: the proof that a test
 # that stops, kills, races or counts waits for events, not for the machine's
 # speed. The load, started first and ended on every path (its own process
 # group): a CPU hog on every core (`nproc` busy loops) and an I/O hog (256 MiB
 # written with fsync and removed, over and over, in BUILD_DIR).
 #
-# TEST is a full GoogleTest name or a gtest filter pattern; without one, the
-# list below: every e2e test that signals, kills or counts. A run is
-# bounded by `timeout` (600 s) and counts as failed when it times out.
-# BUILD_DIR (default build-test, the quick start's test build) holds
-# tests/e2e_tests. JOBS (default 1) runs as many tests at once, which loads
-# the machine further.
+# TEST is a full GoogleTest name or a gtest filter pattern, looked up in both
+# test executables (unit and e2e); without one, the list below: every test
+# that signals, kills, races or counts. A run is bounded by `timeout` (600 s)
+# and counts as failed when it times out. BUILD_DIR (default build-test, the
+# quick start's test build) holds tests/unit_tests and tests/e2e_tests. JOBS
+# (default 1) runs as many tests at once, which loads the machine further.
 #
 # Prints "stress-tests: NAME P/RUNS" per test, then "N passed, M failed"
 # (runs); the log of a failed run is kept under BUILD_DIR/stress-logs/.
@@ -35,12 +35,20 @@ done
 shift $((OPTIND - 1))
 [[ "$runs" =~ ^[1-9][0-9]{0,3}$ ]] || { echo "stress-tests: -n takes 1 to 9999" >&2; exit 2; }
 [[ "$jobs" =~ ^[1-8]$ ]] || { echo "stress-tests: -j takes 1 to 8" >&2; exit 2; }
-binary="$build/tests/e2e_tests"
-[ -x "$binary" ] || { echo "stress-tests: no $binary (build the tests first)" >&2; exit 2; }
+binaries=("$build/tests/unit_tests" "$build/tests/e2e_tests")
+for binary in "${binaries[@]}"; do
+  [ -x "$binary" ] || { echo "stress-tests: no $binary (build the tests first)" >&2; exit 2; }
+done
 
-# Every e2e test that sends a signal, kills a process or a server, races
-# another run, or counts what a stopped run left (compiles, bytes served).
+# Every test that sends a signal, kills a process or a server, races
+# another run or a server, or counts what a stopped run left (compiles,
+# bytes served, retries).
 default_tests=(
+  'StopSignals.*'
+  'DownloadTest.FaultServer*'
+  'DownloadTest.*Stop*'
+  'DownloadTest.*Mirror*'
+  'InterruptionTest.ASecondBuild*'
   'InterruptionTest.StopDuring*'
   'InterruptionTest.Stop*Lock*'
   'InterruptionTest.ConcurrentRuns*'
@@ -58,13 +66,24 @@ default_tests=(
 patterns=("$@")
 [ ${#patterns[@]} -gt 0 ] || patterns=("${default_tests[@]}")
 
-# The full names the patterns select, each once.
+# The full names the patterns select, each once, and the executable of each.
+declare -A binary_of
 mapfile -t tests < <(
   for pattern in "${patterns[@]}"; do
-    "$binary" --gtest_list_tests --gtest_filter="$pattern" |
-      awk '/^[^ ]/ { suite = $1 } /^  / { print suite $1 }'
+    for binary in "${binaries[@]}"; do
+      "$binary" --gtest_list_tests --gtest_filter="$pattern" |
+        awk '/^[^ ]/ { suite = $1 } /^  / { print suite $1 }'
+    done
   done | awk '!seen[$0]++'
 )
+for name in "${tests[@]}"; do
+  for binary in "${binaries[@]}"; do
+    if "$binary" --gtest_list_tests --gtest_filter="$name" | grep -q '^  '; then
+      binary_of[$name]=$binary
+      break
+    fi
+  done
+done
 [ ${#tests[@]} -gt 0 ] || { echo "stress-tests: no test matches ${patterns[*]}" >&2; exit 2; }
 
 logs="$build/stress-logs"
@@ -105,7 +124,8 @@ echo "stress-tests: ${#tests[@]} tests x $runs runs, $jobs at a time, under load
 stress_one() {
   local name=$1 passed=0 run
   for run in $(seq "$runs"); do
-    if timeout --kill-after=10 600 "$binary" --gtest_filter="$name" >"$logs/$name.$run.log" 2>&1; then
+    if timeout --kill-after=10 600 "${binary_of[$name]}" --gtest_filter="$name" \
+      >"$logs/$name.$run.log" 2>&1; then
       passed=$((passed + 1))
       rm -f "$logs/$name.$run.log"
     fi

@@ -8,8 +8,8 @@
 #include "base/jobs/job_limits.hpp"
 #include "base/layer/environment.hpp"
 #include "base/npuir/npuir_build.hpp"
+#include "base/tree/build_lock.hpp"
 #include "base/tree/distributed_sources.hpp"
-#include "base/tree/file_lock.hpp"
 #include "base/tree/patch_engine.hpp"
 #include "base/tree/state_paths.hpp"
 #include "base/util/github_actions.hpp"
@@ -96,19 +96,16 @@ py::object build_with_layer(const SetupCall& call, const py::object& real_setup,
       flush_python_streams();
     }
   });
-  py::object result;
-  {
-    const FileLock build_lock(state_dir(call.tree_root) / "build.lock",
-                              "building in " + (call.tree_root / "build").string());
-    result = real_setup(**kwargs);
-  }
+  // Held until the report is written: it is a build output too.
+  const BuildLock build_lock(call.tree_root);
+  py::object result = real_setup(**kwargs);
   flush_python_streams();
   if (compile_cache().active) {
     const auto log = read_whole_file(compile_cache_log_path(call.tree_root));
     build_summary().compile_cache = parse_ccache_stats_log(log.value_or("")).figures;
   }
   print_build_summary();
-  record_build(call.tree_root);  // the trace, the report, GitHub's step summary
+  record_build(call.tree_root, build_lock.held());  // the trace, the report, GitHub's step summary
   if (call.profile->layer.warn_left_patched && build_summary().any) {
     warn_if_left_patched(call);
   }

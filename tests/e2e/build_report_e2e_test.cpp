@@ -142,8 +142,12 @@ class BuildReportE2e : public ExampleTreeTest {
     env["MAX_JOBS"] = "2";
     env["TRITON_BUILD_WITH_CCACHE"] = "ON";
     env["CCACHE_DIR"] = (dir.path() / "ccache").string();
-    // The build's own stats log, where the report reads it.
-    env["CCACHE_STATSLOG"] = ascend_setup::compile_cache_log_path(tree).string();
+    // The compile cache as a user sets it: ascend-setup points ccache's
+    // stats log where the report reads it.
+    env["ASCEND_SETUP_COMPILE_CACHE"] = redis.url();
+    for (const char* name : {"CCACHE_STATSLOG", "CCACHE_REMOTE_STORAGE", "CCACHE_BASEDIR"}) {
+      env[name] = std::nullopt;
+    }
   }
 
   // Chromium on `page`, headless in its own process group with a scratch
@@ -164,6 +168,8 @@ class BuildReportE2e : public ExampleTreeTest {
     EXPECT_EQ(exit, std::optional<int>(0)) << read_file(scratch / "stderr");
     return fs::exists(out) ? read_file(out) : "";
   }
+
+  RedisServer redis{dir.path() / "redis"};
 };
 
 // Checkout built twice (the second from an empty build directory: every

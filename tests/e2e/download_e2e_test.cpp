@@ -41,11 +41,7 @@ TEST_F(DownloadE2eTest, KilledMidDownloadThenTheRerunResumes) {
   const std::uint64_t size = fs::file_size(www / "llvm-e2e.tar.gz");
   {
     BackgroundProcess first(argv, dir.path() / "first-run.log");
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-    while (std::chrono::steady_clock::now() < deadline && first.running() &&
-           downloaded() < size / 4) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
+    wait_until(first, [&] { return downloaded() >= size / 4; });
     ASSERT_GE(downloaded(), size / 4) << read_file(dir.path() / "first-run.log");
     ASSERT_LT(downloaded(), size);
     ASSERT_TRUE(first.signal(SIGKILL)) << read_file(dir.path() / "first-run.log");

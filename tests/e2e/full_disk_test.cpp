@@ -28,9 +28,9 @@ class FullDiskTest : public ExampleTreeTest {
                                bool tool_traceback = false) {
     EXPECT_EQ(run.exit_code, 3) << run.err;
     const std::string said = "ascend-setup: error: the disk is full: ";
+    const std::string line = error_line(run.err);
+    ASSERT_EQ(line.rfind(said, 0), 0u) << run.err;
     const auto at = run.err.find(said);
-    ASSERT_NE(at, std::string::npos) << run.err;
-    const std::string line = run.err.substr(at, run.err.find('\n', at) - at);
     EXPECT_TRUE(contains(line, where)) << line;
     EXPECT_TRUE(contains(line, " free of ")) << line;
     EXPECT_EQ(run.err.find(said, at + 1), std::string::npos) << "said twice: " << run.err;

@@ -7,6 +7,7 @@
 // while setup.py waits for processes it started without subprocess.Popen,
 // and a stop that arrives before the signal handlers exist.
 #include "base/util/digest.hpp"
+#include "loopback_servers.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -32,98 +33,6 @@
 using namespace test_support;
 
 namespace {
-
-// ascend-setup started without waiting for it: stdout and stderr go to files.
-class BackgroundRun {
- public:
-  // With `pending_signal`, ascend-setup starts with that signal already
-  // arrived and blocked: as one that comes before its handlers exist.
-  BackgroundRun(const std::vector<std::string>& args, const fs::path& cwd, const Env& env,
-                const fs::path& logs, int pending_signal = 0)
-      : BackgroundRun(Program{}, with_binary(args), cwd, env, logs, pending_signal) {}
-  // Another program than ascend-setup: argv[0] is its path.
-  struct Program {};
-  BackgroundRun(Program, std::vector<std::string> argv, const fs::path& cwd, const Env& env,
-                const fs::path& logs, int pending_signal = 0)
-      : out_(logs.string() + ".out"), err_(logs.string() + ".err") {
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      if (pending_signal != 0) {
-        sigset_t set;
-        sigemptyset(&set);
-        sigaddset(&set, pending_signal);
-        ::sigprocmask(SIG_BLOCK, &set, nullptr);
-        ::raise(pending_signal);
-      }
-      for (const auto& [name, value] : env) {
-        value ? ::setenv(name.c_str(), value->c_str(), 1) : ::unsetenv(name.c_str());
-      }
-      const int out = ::open(out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      const int err = ::open(err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      if (out < 0 || err < 0 || ::chdir(cwd.c_str()) != 0) {
-        ::_exit(127);
-      }
-      ::dup2(out, 1);
-      ::dup2(err, 2);
-      std::vector<char*> pointers;
-      for (auto& arg : argv) {
-        pointers.push_back(arg.data());
-      }
-      pointers.push_back(nullptr);
-      ::execv(pointers[0], pointers.data());
-      ::_exit(127);
-    }
-  }
-  ~BackgroundRun() {
-    if (pid_ > 0 && exit_code_ < 0) {
-      ::kill(pid_, SIGKILL);
-      wait();
-    }
-  }
-  pid_t pid() const { return pid_; }
-  void signal(int number) const { ::kill(pid_, number); }
-  int wait() {
-    if (exit_code_ < 0) {
-      int status = 0;
-      while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-      }
-      exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      died_of_signal_ = WIFSIGNALED(status);
-    }
-    return exit_code_;
-  }
-  // The exit code once it ended, polling up to `limit` (a guard against a
-  // test that would hang, not a timing check); nullopt if it still runs.
-  std::optional<int> wait_at_most(std::chrono::seconds limit) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (exit_code_ < 0 && std::chrono::steady_clock::now() < deadline) {
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        died_of_signal_ = WIFSIGNALED(status);
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return exit_code_ < 0 ? std::nullopt : std::optional<int>(exit_code_);
-  }
-  static std::vector<std::string> with_binary(const std::vector<std::string>& args) {
-    std::vector<std::string> argv{ASCEND_SETUP_BINARY};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return argv;
-  }
-  // Killed by a signal's default action rather than exiting.
-  bool died_of_signal() const { return died_of_signal_; }
-  std::string out() const { return read_file(out_); }
-  std::string err() const { return read_file(err_); }
-
- private:
-  fs::path out_;
-  fs::path err_;
-  pid_t pid_ = -1;
-  int exit_code_ = -1;
-  bool died_of_signal_ = false;
-};
 
 // Every source file's content (symlinks as "-> target"), build outputs aside.
 std::map<std::string, std::string> tree_state(const fs::path& tree) {
@@ -190,21 +99,6 @@ bool process_gone(pid_t pid) {
   return !stat || stat->state == 'Z';
 }
 
-// Waits until `ready()` holds or the run ended, two minutes at most (a guard
-// against a hang, not a timing check); true when ready.
-bool wait_while_running(BackgroundRun& run, const std::function<bool()>& ready) {
-  for (int i = 0; i < 2400; ++i) {
-    if (ready()) {
-      return true;
-    }
-    if (run.wait_at_most(std::chrono::seconds(0))) {
-      return ready();
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return false;
-}
-
 // The pid a stand-in wrote into `file` (written whole: a rename), 0 before.
 pid_t pid_in(const fs::path& file) {
   std::ifstream in(file);
@@ -215,10 +109,7 @@ pid_t pid_in(const fs::path& file) {
 // Waits until `pid` is gone (or a zombie), ten seconds at most: the stopper
 // ends what a stopped run started with TERM, then KILL after 3 s.
 bool gone_within(pid_t pid) {
-  for (int i = 0; i < 200 && pid > 0 && !process_gone(pid); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return pid <= 0 || process_gone(pid);
+  return wait_until([&] { return pid <= 0 || process_gone(pid); }, 10);
 }
 
 // What a SIGKILLed run leaves running (a cmake, its ninja and compilers, an
@@ -354,8 +245,9 @@ TEST_F(InterruptionTest, StopSignalsAtSeededRandomMomentsLeaveAWholeTree) {
     const bool restoring = tree_state(tree) == patched;
     const int number = signals[random() % 3];
     const auto delay = std::chrono::microseconds(random() % (span.count() * 5 / 4 + 1));
-    BackgroundRun run({restoring ? "--restore-sources" : "--apply-patches"}, tree, env,
-                      dir.path() / ("run" + std::to_string(round)));
+    BackgroundProcess run(
+        host_command(tree, env, {restoring ? "--restore-sources" : "--apply-patches"}),
+        BackgroundProcess::Logs{dir.path() / ("run" + std::to_string(round))});
     std::this_thread::sleep_for(delay);
     run.signal(number);
     const int code = run.wait();
@@ -380,17 +272,13 @@ TEST_F(InterruptionTest, StopSignalsAtSeededRandomMomentsLeaveAWholeTree) {
 TEST_F(InterruptionTest, PowerLossAtEveryWriteIsRolledBackByTheNextRun) {
   for (int nth = 1;; ++nth) {
     ASSERT_LT(nth, 100) << "the run never finished";
-    BackgroundRun run(
-        {"--apply-patches"}, tree,
-        [&] {
-          Env killing = env;
-          killing["LD_PRELOAD"] = FAIL_NTH_WRITE;
-          killing["FAIL_WRITE_MATCH"] = tree.string();
-          killing["FAIL_WRITE_NTH"] = std::to_string(nth);
-          killing["FAIL_WRITE_KILL"] = "1";
-          return killing;
-        }(),
-        dir.path() / "killed");
+    Env killing = env;
+    killing["LD_PRELOAD"] = FAIL_NTH_WRITE;
+    killing["FAIL_WRITE_MATCH"] = tree.string();
+    killing["FAIL_WRITE_NTH"] = std::to_string(nth);
+    killing["FAIL_WRITE_KILL"] = "1";
+    BackgroundProcess run(host_command(tree, killing, {"--apply-patches"}),
+                          BackgroundProcess::Logs{dir.path() / "killed"});
     const int code = run.wait();
     if (code == 0) {
       EXPECT_EQ(tree_state(tree), patched);
@@ -474,11 +362,10 @@ TEST_F(InterruptionTest, SecondRunWaitsForTheLockThenGoesOn) {
   const std::string pid = std::to_string(::getpid());
   ASSERT_EQ(::write(fd, pid.data(), pid.size()), static_cast<ssize_t>(pid.size()));
 
-  BackgroundRun waiting({"--apply-patches"}, tree, env, dir.path() / "waiting");
+  BackgroundProcess waiting(host_command(tree, env, {"--apply-patches"}),
+                            BackgroundProcess::Logs{dir.path() / "waiting"});
   const std::string expected = "waiting for the lock held by pid " + pid;
-  for (int i = 0; i < 600 && waiting.err().find(expected) == std::string::npos; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  wait_until([&] { return contains(waiting.err(), expected); }, 30);
   EXPECT_NE(waiting.err().find(expected), std::string::npos) << waiting.err();
   EXPECT_EQ(tree_state(tree), pristine);  // nothing written while it waits
   ::close(fd);
@@ -492,9 +379,9 @@ TEST_F(InterruptionTest, StopWhileWaitingForTheLockWritesNothing) {
   const int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   ASSERT_GE(fd, 0);
   ASSERT_EQ(::flock(fd, LOCK_EX), 0);
-  BackgroundRun waiting({"--apply-patches"}, tree, env, dir.path() / "waiting");
-  ASSERT_TRUE(
-      wait_while_running(waiting, [&] { return contains(waiting.err(), "waiting for the lock"); }))
+  BackgroundProcess waiting(host_command(tree, env, {"--apply-patches"}),
+                            BackgroundProcess::Logs{dir.path() / "waiting"});
+  ASSERT_TRUE(wait_until(waiting, [&] { return contains(waiting.err(), "waiting for the lock"); }))
       << "the run did not wait for the lock: " << waiting.err();
   waiting.signal(SIGTERM);
   EXPECT_EQ(waiting.wait(), 128 + SIGTERM) << waiting.err();
@@ -505,15 +392,51 @@ TEST_F(InterruptionTest, StopWhileWaitingForTheLockWritesNothing) {
   expect_whole("stopped while waiting");
 }
 
+// Issue 38 item 9: a second build of the tree touches the compile cache's
+// log (ccache's stats log of the build holding the build lock) only once it
+// holds the build lock: it neither empties it (with the cache) nor removes
+// it (without) while another build compiles through it.
+TEST_F(InterruptionTest, ASecondBuildLeavesTheCompileCacheLogOfTheBuildHoldingTheLock) {
+  const fs::path lock_file = tree / "build/ascend-setup/build.lock";
+  fs::create_directories(lock_file.parent_path());
+  const int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+  const fs::path log = tree / "build/ascend-setup/compile-cache.log";
+  const std::string holders = "# /t/a.cpp\nremote_storage_hit\n";
+  write_file(log, holders);
+  const TcpListener server;  // a compile cache server that is up for the probe
+  for (const bool cache : {true, false}) {
+    Env second = env;
+    if (cache) {
+      second["ASCEND_SETUP_COMPILE_CACHE"] = "redis://127.0.0.1:" + std::to_string(server.port());
+    }
+    BackgroundProcess waiting(
+        host_command(tree, second, {"bdist_wheel"}),
+        BackgroundProcess::Logs{dir.path() / (cache ? "with-cache" : "without-cache")});
+    ASSERT_TRUE(wait_until(waiting, [&] { return contains(waiting.err(), "waiting for the lock"); }))
+        << "the build did not wait for the build lock: " << waiting.err();
+    EXPECT_EQ(read_file(log), holders) << "cache: " << cache;
+    waiting.signal(SIGTERM);
+    EXPECT_EQ(waiting.wait(), 128 + SIGTERM) << waiting.err();
+    EXPECT_EQ(read_file(log), holders) << "cache: " << cache;
+  }
+  ::close(fd);
+}
+
 TEST_F(InterruptionTest, ConcurrentApplyAndRestoreRunsTakeTurns) {
   for (int round = 0; round < 3; ++round) {
-    BackgroundRun first({"--apply-patches"}, tree, env, dir.path() / "first");
-    BackgroundRun second({"--apply-patches"}, tree, env, dir.path() / "second");
+    BackgroundProcess first(host_command(tree, env, {"--apply-patches"}),
+                            BackgroundProcess::Logs{dir.path() / "first"});
+    BackgroundProcess second(host_command(tree, env, {"--apply-patches"}),
+                             BackgroundProcess::Logs{dir.path() / "second"});
     EXPECT_EQ(first.wait(), 0) << first.err();
     EXPECT_EQ(second.wait(), 0) << second.err();
     EXPECT_EQ(tree_state(tree), patched);
-    BackgroundRun third({"--restore-sources"}, tree, env, dir.path() / "third");
-    BackgroundRun fourth({"--restore-sources"}, tree, env, dir.path() / "fourth");
+    BackgroundProcess third(host_command(tree, env, {"--restore-sources"}),
+                            BackgroundProcess::Logs{dir.path() / "third"});
+    BackgroundProcess fourth(host_command(tree, env, {"--restore-sources"}),
+                             BackgroundProcess::Logs{dir.path() / "fourth"});
     EXPECT_EQ(third.wait(), 0) << third.err();
     EXPECT_EQ(fourth.wait(), 0) << fourth.err();
     EXPECT_EQ(tree_state(tree), pristine);
@@ -522,8 +445,10 @@ TEST_F(InterruptionTest, ConcurrentApplyAndRestoreRunsTakeTurns) {
 }
 
 TEST_F(InterruptionTest, TwoBdistWheelRunsAtOnceBothSucceed) {
-  BackgroundRun first({"bdist_wheel"}, tree, env, dir.path() / "first");
-  BackgroundRun second({"bdist_wheel"}, tree, env, dir.path() / "second");
+  BackgroundProcess first(host_command(tree, env, {"bdist_wheel"}),
+                          BackgroundProcess::Logs{dir.path() / "first"});
+  BackgroundProcess second(host_command(tree, env, {"bdist_wheel"}),
+                           BackgroundProcess::Logs{dir.path() / "second"});
   EXPECT_EQ(first.wait(), 0) << first.err();
   EXPECT_EQ(second.wait(), 0) << second.err();
   EXPECT_EQ(files_in(tree / "dist", ".whl").size(), 1u);
@@ -626,10 +551,8 @@ void stop_while_compiling(const fs::path& dir, Env& env, Start start, Check chec
       "-DTRITON_BUILD_WITH_CCACHE=OFF -DCMAKE_CXX_COMPILER_LAUNCHER=" + launcher.string();
   for (int number : {SIGINT, SIGTERM}) {
     fs::remove(launched);
-    BackgroundRun build = start();
-    for (int i = 0; i < 2400 && !fs::exists(launched); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
+    BackgroundProcess build = start();
+    wait_until([&] { return fs::exists(launched); });
     ASSERT_TRUE(fs::exists(launched)) << build.err();
     build.signal(number);
     EXPECT_EQ(build.wait(), 128 + number) << build.err();
@@ -644,8 +567,11 @@ void stop_while_compiling(const fs::path& dir, Env& env, Start start, Check chec
 TEST_F(InterruptionTest, StopDuringCmakeBuildLeavesNoChildRunningWithStandInCompiler) {
   stop_while_compiling(
       dir.path(), env,
-      [&] { return BackgroundRun({"bdist_wheel"}, tree, env, dir.path() / "build"); },
-      [](const BackgroundRun&, int) {});
+      [&] {
+        return BackgroundProcess(host_command(tree, env, {"bdist_wheel"}),
+                                 BackgroundProcess::Logs{dir.path() / "build"});
+      },
+      [](const BackgroundProcess&, int) {});
 }
 
 // The same under ascend_setup.hooks: `python3 setup.py bdist_wheel` of a tree
@@ -658,10 +584,10 @@ TEST_F(InterruptionTest, StopDuringCmakeBuildUnderTheHooksLeavesNoChildRunningWi
   stop_while_compiling(
       dir.path(), env,
       [&] {
-        return BackgroundRun(BackgroundRun::Program{}, {SYSTEM_PYTHON, "setup.py", "bdist_wheel"},
-                             tree, env, dir.path() / "build");
+        return BackgroundProcess(command_in(tree, env, {SYSTEM_PYTHON, "setup.py", "bdist_wheel"}),
+                                 BackgroundProcess::Logs{dir.path() / "build"});
       },
-      [](const BackgroundRun& build, int number) {
+      [](const BackgroundProcess& build, int number) {
         EXPECT_FALSE(build.died_of_signal());
         EXPECT_TRUE(contains(build.err(), std::string("interrupted by SIG") + sigabbrev_np(number) +
                                               " while running setup(): its children were stopped"))
@@ -691,9 +617,10 @@ TEST_F(InterruptionTest, StopDuringConfigureKeepsThePatchesAndTheRerunConfigures
     const fs::path hung = dir.path() / ("configuring-" + std::to_string(number));
     Env hanging = env;
     hanging["HANG_IN_CONFIGURE"] = hung.string();
-    BackgroundRun run({"bdist_wheel"}, tree, hanging,
-                      dir.path() / ("configure-" + std::to_string(number)));
-    ASSERT_TRUE(wait_while_running(run, [&] { return pid_in(hung) > 0; })) << run.err();
+    BackgroundProcess run(
+        host_command(tree, hanging, {"bdist_wheel"}),
+        BackgroundProcess::Logs{dir.path() / ("configure-" + std::to_string(number))});
+    ASSERT_TRUE(wait_until(run, [&] { return pid_in(hung) > 0; })) << run.err();
     const auto sources = source_mtimes(tree);
     run.signal(number);
     EXPECT_EQ(run.wait(), 128 + number) << run.err();
@@ -751,8 +678,9 @@ TEST_F(InterruptionTest, StopDuringCompileKeepsFinishedObjectsAndTheRerunCompile
     const fs::path held = hung.string() + ".held";
     Env hanging = env;
     hanging["HANG_IN_COMPILE"] = hung.string();
-    BackgroundRun run({"bdist_wheel"}, tree, hanging,
-                      dir.path() / ("compile-" + std::to_string(number)));
+    BackgroundProcess run(
+        host_command(tree, hanging, {"bdist_wheel"}),
+        BackgroundProcess::Logs{dir.path() / ("compile-" + std::to_string(number))});
     fs::path build_dir;
     // Held (pid and object) by the launchers that wait.
     const auto waiting = [&] {
@@ -764,7 +692,7 @@ TEST_F(InterruptionTest, StopDuringCompileKeepsFinishedObjectsAndTheRerunCompile
       }
       return objects;
     };
-    ASSERT_TRUE(wait_while_running(run, [&] {
+    ASSERT_TRUE(wait_until(run, [&] {
       std::error_code absent;
       for (const auto& entry : fs::directory_iterator(tree / "build", absent)) {
         if (entry.path().filename().string().rfind("cmake.", 0) == 0) {
@@ -861,9 +789,9 @@ TEST_F(InterruptionTest, StopDuringPackingLeavesNoWheelAndTheRerunCompilesNothin
     holding["FAIL_WRITE_MATCH"] = (tree / "dist").string() + "/.";
     holding["FAIL_WRITE_NTH"] = "2";
     holding["FAIL_WRITE_HOLD"] = gate.string();
-    BackgroundRun run({"bdist_wheel"}, tree, holding,
-                      dir.path() / ("pack-" + std::to_string(number)));
-    ASSERT_TRUE(wait_while_running(run, [&] { return fs::exists(gate / "holding"); })) << run.err();
+    BackgroundProcess run(host_command(tree, holding, {"bdist_wheel"}),
+                          BackgroundProcess::Logs{dir.path() / ("pack-" + std::to_string(number))});
+    ASSERT_TRUE(wait_until(run, [&] { return fs::exists(gate / "holding"); })) << run.err();
     ASSERT_TRUE(contains(run.err(), "(native writer)")) << run.err();
     ASSERT_EQ(staged_in(tree / "dist").size(), 1u) << run.err();
     run.signal(number);
@@ -901,9 +829,10 @@ TEST_F(InterruptionTest,
     hanging["AUDITWHEEL_STAND_IN_HANG"] = hung.string();
     const auto previous = files_in(tree / "dist", ".whl");
     const std::string previous_bytes = previous.empty() ? "" : read_file(previous[0]);
-    BackgroundRun run({"bdist_wheel"}, tree, hanging,
-                      dir.path() / ("repair-" + std::to_string(number)));
-    ASSERT_TRUE(wait_while_running(run, [&] { return pid_in(hung) > 0; })) << run.err();
+    BackgroundProcess run(
+        host_command(tree, hanging, {"bdist_wheel"}),
+        BackgroundProcess::Logs{dir.path() / ("repair-" + std::to_string(number))});
+    ASSERT_TRUE(wait_until(run, [&] { return pid_in(hung) > 0; })) << run.err();
     run.signal(number);
     EXPECT_EQ(run.wait(), 128 + number) << run.err();
     end_group_of(pid_in(hung));
@@ -981,11 +910,9 @@ void InterruptionTest::expect_stop_ends_every_process(const std::vector<std::str
     all["READY"] = ready.string();
     std::vector<std::string> args{"-C", project.string(), "--dump-kwargs=captured"};
     args.insert(args.end(), extra_args.begin(), extra_args.end());
-    BackgroundRun run(args, dir.path(), all, dir.path() / "run");
-    for (int i = 0; i < 2400 && !fs::exists(ready) && !run.wait_at_most(std::chrono::seconds(0));
-         ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
+    BackgroundProcess run(host_command(dir.path(), all, args),
+                          BackgroundProcess::Logs{dir.path() / "run"});
+    wait_until(run, [&] { return fs::exists(ready); });
     ASSERT_TRUE(fs::exists(ready)) << run.err();
     std::vector<pid_t> started;
     std::istringstream listed(read_file(pids));
@@ -994,7 +921,7 @@ void InterruptionTest::expect_stop_ends_every_process(const std::vector<std::str
     }
     ASSERT_EQ(started.size(), 3u) << read_file(pids);
     run.signal(number);
-    const auto code = run.wait_at_most(std::chrono::seconds(120));
+    const auto code = run.exit_code(120);
     ASSERT_TRUE(code.has_value()) << "still running 120 s after signal " << number;
     EXPECT_EQ(*code, 128 + number) << run.err();
     EXPECT_FALSE(run.died_of_signal());
@@ -1031,13 +958,14 @@ TEST_F(InterruptionTest,
 // Also when the launcher ends without starting a host (no such interpreter).
 TEST_F(InterruptionTest, StopBeforeTheHandlersExistEndsWithItsExitCodeAndDoesNothing) {
   for (int number : {SIGINT, SIGTERM, SIGHUP}) {
-    BackgroundRun apply({"--apply-patches"}, tree, env, dir.path() / "apply", number);
+    BackgroundProcess apply(host_command(tree, env, {"--apply-patches"}),
+                            BackgroundProcess::Logs{dir.path() / "apply", number});
     EXPECT_EQ(apply.wait(), 128 + number) << apply.err();
     EXPECT_FALSE(apply.died_of_signal());
     EXPECT_EQ(tree_state(tree), pristine) << "signal " << number;
     EXPECT_EQ(strays(tree, tmpdir), std::vector<std::string>{});
-    BackgroundRun usage({"--python", "/nonexistent/python3"}, tree, env, dir.path() / "usage",
-                        number);
+    BackgroundProcess usage(host_command(tree, env, {"--python", "/nonexistent/python3"}),
+                            BackgroundProcess::Logs{dir.path() / "usage", number});
     EXPECT_EQ(usage.wait(), 128 + number) << usage.err();
   }
   EXPECT_FALSE(fs::exists(tree / "build" / "ascend-setup")) << "the run did something";
@@ -1048,8 +976,9 @@ TEST_F(InterruptionTest, StopBeforeTheHandlersExistEndsWithItsExitCodeAndDoesNot
 TEST_F(InterruptionTest, StopBeforeTheHandlersExistInAStaticInterpreterDoesNothing) {
   const fs::path static_python = static_python_stand_in(dir.path());
   for (int number : {SIGINT, SIGTERM}) {
-    BackgroundRun run({"--python", static_python.string(), "bdist_wheel"}, tree, env,
-                      dir.path() / "run", number);
+    BackgroundProcess run(
+        host_command(tree, env, {"--python", static_python.string(), "bdist_wheel"}),
+        BackgroundProcess::Logs{dir.path() / "run", number});
     EXPECT_EQ(run.wait(), 128 + number) << run.err();
     EXPECT_FALSE(run.died_of_signal());
     EXPECT_EQ(tree_state(tree), pristine) << "signal " << number;

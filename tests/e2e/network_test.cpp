@@ -86,11 +86,6 @@ class NetworkTest : public ExampleTreeTest {
     EXPECT_EQ(fs::file_size(package_root / "llvm-net" / "lib" / "payload.bin"), kPayload);
   }
   void expect_no_package() const { EXPECT_FALSE(fs::exists(package_root / "llvm-net")); }
-  // The one error line of a run.
-  static std::string error_line(const std::string& err) {
-    const auto at = err.find("ascend-setup: error: ");
-    return at == std::string::npos ? std::string() : err.substr(at, err.find('\n', at) - at);
-  }
 
   // The distributed part's remote served at /git/ (with a payload of
   // `payload` random bytes when not 0); the profile pointing at `server`.
@@ -167,15 +162,13 @@ class NetworkTest : public ExampleTreeTest {
     BackgroundProcess run(host_command(tree, env, args), log);
     const std::string part = "." + target.filename().string() + ".ascend-setup-" + stage + "-";
     std::uint64_t seen = 0;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-    while (std::chrono::steady_clock::now() < deadline && run.running() &&
-           (seen < bytes || !gate.holding())) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    wait_until(run, [&] {
       seen = 0;
       for (const std::string& name : entries_containing(target.parent_path(), part)) {
         seen += bytes_under(target.parent_path() / name);
       }
-    }
+      return seen >= bytes && gate.holding();
+    });
     EXPECT_GE(seen, bytes) << read_file(log);
     EXPECT_TRUE(gate.holding()) << "the transfer was not held at the gate: " << read_file(log);
     EXPECT_TRUE(run.signal(signal)) << "the run ended before the stop: " << read_file(log);

@@ -258,11 +258,12 @@ TEST_F(NpuirTest, NestedRemoteAppearingBeforeTheSecondAttemptIsFetched_StandInNp
   const fs::path log = dir.path() / "run.log";
   BackgroundProcess run(host_command(tree, env, {"--profile", profile.string(), "bdist_wheel"}),
                         log);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(300);
-  while (run.running() && std::chrono::steady_clock::now() < deadline &&
-         !contains(read_file(log), "fetching third-party/torch-mlir failed (attempt 1 of 3)")) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  wait_until(
+      run,
+      [&] {
+        return contains(read_file(log), "fetching third-party/torch-mlir failed (attempt 1 of 3)");
+      },
+      300);
   fs::rename(dir.path() / "gone", remotes / "torch-mlir");
   const auto code = run.exit_code(300);
   ascend_setup::ProcessResult result;

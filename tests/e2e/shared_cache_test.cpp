@@ -31,36 +31,10 @@ using namespace test_support;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-// Polls `ready` every 20 ms for at most `seconds` (a guard against a hang,
-// not a timing check).
-bool wait_until(const std::function<bool()>& ready, int seconds) {
-  const auto deadline = Clock::now() + std::chrono::seconds(seconds);
-  while (!ready()) {
-    if (Clock::now() > deadline) {
-      return false;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return true;
-}
-
 std::string this_host() {
   char name[256] = {};
   EXPECT_EQ(::gethostname(name, sizeof name - 1), 0);
   return name;
-}
-
-// The line of `log` holding `part` (empty when none).
-std::string line_with(const std::string& log, const std::string& part) {
-  const auto at = log.find(part);
-  if (at == std::string::npos) {
-    return {};
-  }
-  const auto start = log.rfind('\n', at);
-  const auto from = start == std::string::npos ? 0 : start + 1;
-  return log.substr(from, log.find('\n', at) - from);
 }
 
 class SharedCacheTest : public PackageBuildTest {
@@ -73,20 +47,6 @@ class SharedCacheTest : public PackageBuildTest {
   static std::string url(const NginxServer& nginx) { return base(nginx) + "/llvm-e2e.tar.gz"; }
 
   fs::path download() const { return package_root / ".llvm-e2e.download"; }
-
-  // Hidden directories beside the package other than its files: a run's
-  // copy being unpacked, or one a killed run left.
-  std::vector<fs::path> staged_copies() const {
-    std::vector<fs::path> found;
-    std::error_code ec;
-    for (fs::directory_iterator it(package_root, ec), end; !ec && it != end; it.increment(ec)) {
-      if (it->path().filename().string().rfind(".llvm-e2e.", 0) == 0 &&
-          fs::is_directory(fs::symlink_status(it->path(), ec))) {
-        found.push_back(it->path());
-      }
-    }
-    return found;
-  }
 
   std::uint64_t package_size() const { return fs::file_size(www / "llvm-e2e.tar.gz"); }
 
@@ -107,7 +67,8 @@ class SharedCacheTest : public PackageBuildTest {
       }
     }
     EXPECT_GT(files, 0u);
-    EXPECT_TRUE(staged_copies().empty()) << ::testing::PrintToString(staged_copies());
+    EXPECT_TRUE(staged_copies(package_root).empty())
+        << ::testing::PrintToString(staged_copies(package_root));
     EXPECT_FALSE(fs::exists(download()));
     EXPECT_FALSE(fs::exists(package_root / ".llvm-e2e.download.json"));
     expect_no_partial_package(package_url);
@@ -158,7 +119,7 @@ class SharedCacheTest : public PackageBuildTest {
     }
     const std::string err = read_file(log);
     if (signal != SIGKILL) {
-      const std::string line = line_with(err, "ascend-setup: error: ");
+      const std::string line = error_line(err);
       EXPECT_NE(
           line.find(std::string("interrupted by ") + (signal == SIGINT ? "SIGINT" : "SIGTERM") +
                     " while unpacking " + url(nginx)),
@@ -167,7 +128,8 @@ class SharedCacheTest : public PackageBuildTest {
       EXPECT_NE(line.find("the download is kept in " + download().string()), std::string::npos)
           << err;
       EXPECT_EQ(err.find("Traceback"), std::string::npos) << err;
-      EXPECT_TRUE(staged_copies().empty()) << ::testing::PrintToString(staged_copies());
+      EXPECT_TRUE(staged_copies(package_root).empty())
+          << ::testing::PrintToString(staged_copies(package_root));
     }
     EXPECT_FALSE(fs::exists(package_root / "llvm-e2e"));
     ASSERT_TRUE(fs::exists(download()));
@@ -295,10 +257,11 @@ TEST_F(SharedCacheTest, FourBuildsOnAColdCacheFetchThePackageOnce) {
     ASSERT_TRUE(code) << log;
     EXPECT_EQ(*code, 0) << log;
     EXPECT_EQ(log.find("Traceback"), std::string::npos) << log;
-    const std::string line = line_with(log, "waiting for the lock held by pid ");
-    if (line.empty()) {
+    const auto waiting_lines = lines_with(log, "waiting for the lock held by pid ");
+    if (waiting_lines.empty()) {
       continue;
     }
+    const std::string& line = waiting_lines.front();
     ++waited;
     // "ascend-setup: info: waiting for the lock held by pid N on host H (fetching URL into DIR,
     // LOCK)"
@@ -430,7 +393,7 @@ TEST_F(SharedCacheTest, FullDiskDuringExtractionKeepsTheDownloadThenTheRerunUnpa
 
   const auto first = host(args);
   EXPECT_EQ(first.exit_code, ascend_setup::exit_code::bad_input) << first.err;
-  const std::string line = line_with(first.err, "ascend-setup: error: ");
+  const std::string line = error_line(first.err);
   EXPECT_EQ(line.rfind("ascend-setup: error: the disk is full: cannot write ", 0), 0u) << first.err;
   EXPECT_NE(line.find(" on " + disk.path().string() + "; the step needs about 48.0 MiB)"),
             std::string::npos)
@@ -438,7 +401,8 @@ TEST_F(SharedCacheTest, FullDiskDuringExtractionKeepsTheDownloadThenTheRerunUnpa
   EXPECT_NE(line.find("the download is kept in " + download().string()), std::string::npos) << line;
   EXPECT_EQ(first.err.find("Traceback"), std::string::npos) << first.err;
   EXPECT_FALSE(fs::exists(package_root / "llvm-e2e"));
-  EXPECT_TRUE(staged_copies().empty()) << ::testing::PrintToString(staged_copies());
+  EXPECT_TRUE(staged_copies(package_root).empty())
+      << ::testing::PrintToString(staged_copies(package_root));
   ASSERT_TRUE(fs::exists(download()));
 
   fs::remove(disk.path() / ".filler");  // room made
@@ -470,7 +434,7 @@ TEST_F(SharedCacheTest, RefusedMemberKeepsNothingAndTheRerunRefusesAgain) {
     const std::uint64_t served = nginx.body_bytes_sent();
     const auto result = host(args);
     EXPECT_EQ(result.exit_code, ascend_setup::exit_code::bad_input) << result.err;
-    const std::string line = line_with(result.err, "ascend-setup: error: ");
+    const std::string line = error_line(result.err);
     EXPECT_NE(line.find(refusal), std::string::npos) << result.err;
     EXPECT_NE(line.find("; the download was removed (the next run fetches "), std::string::npos)
         << line;
@@ -478,7 +442,8 @@ TEST_F(SharedCacheTest, RefusedMemberKeepsNothingAndTheRerunRefusesAgain) {
     EXPECT_GT(nginx.body_bytes_sent(), served) << "run " << run << " did not fetch";
     EXPECT_FALSE(fs::exists(download()));
     EXPECT_FALSE(fs::exists(package_root / "llvm-e2e"));
-    EXPECT_TRUE(staged_copies().empty()) << ::testing::PrintToString(staged_copies());
+    EXPECT_TRUE(staged_copies(package_root).empty())
+        << ::testing::PrintToString(staged_copies(package_root));
     for (const auto& entry : fs::recursive_directory_iterator(dir.path())) {
       EXPECT_NE(entry.path().filename(), "escaped") << entry.path();
     }

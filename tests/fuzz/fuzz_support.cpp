@@ -1,5 +1,7 @@
 #include "fuzz_support.hpp"
 
+#include "base/tree/file_lock.hpp"
+
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -52,6 +54,11 @@ const fs::path& scratch() {
     return dir;
   }();
   return path;
+}
+
+const ascend_setup::HeldLock& writer_lock() {
+  static const ascend_setup::FileLock lock(scratch() / "writer.lock", "fuzzing");
+  return lock;
 }
 
 fs::path fresh_directory(const std::string& name) {

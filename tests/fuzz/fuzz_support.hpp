@@ -4,6 +4,8 @@
 // and the input cut into fields.
 #pragma once
 
+#include "base/util/held_lock.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -40,6 +42,10 @@ auto parsed(Parse&& parse) -> std::optional<decltype(parse())>;
 // A directory of this process, empty at first use (under $TMPDIR, else
 // /dev/shm when it exists: the targets that write files run from memory).
 const std::filesystem::path& scratch();
+
+// A lock on a file in scratch(), held for the process: the lock a writer
+// shows (util/held_lock.hpp; the wheel writer asks for it).
+const ascend_setup::HeldLock& writer_lock();
 
 // An empty directory under scratch(), emptied again on each call.
 std::filesystem::path fresh_directory(const std::string& name);

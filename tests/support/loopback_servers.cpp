@@ -2,6 +2,7 @@
 
 #include "test_support.hpp"
 
+#include "base/process/descendants.hpp"
 #include "base/process/process.hpp"
 #include "base/util/numbers.hpp"
 #include "base/util/strings.hpp"
@@ -12,11 +13,11 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <fstream>
 #include <functional>
@@ -24,8 +25,6 @@
 #include <random>
 #include <sstream>
 #include <thread>
-
-extern char** environ;
 
 namespace test_support {
 
@@ -49,31 +48,46 @@ std::vector<std::string> lines_of(const fs::path& path) {
 
 namespace {
 
-// `argv` started in a process group of its own, stdout and stderr to
-// `output` when not empty; -1 when it cannot be started.
-pid_t spawn_in_own_group(const std::vector<std::string>& argv, const fs::path& output) {
+// `argv` started in a process group of its own, stdout to `out` and stderr
+// to `err` when not empty (the same file when both name it), with
+// `pending_signal` (when not 0) blocked and raised before the exec; -1 when
+// it cannot be started. Only async-signal-safe calls between fork and exec.
+pid_t spawn_in_own_group(const std::vector<std::string>& argv, const fs::path& out,
+                         const fs::path& err, int pending_signal) {
   std::vector<char*> args;
   for (const auto& arg : argv) {
     args.push_back(const_cast<char*>(arg.c_str()));
   }
   args.push_back(nullptr);
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attributes, 0);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  if (!output.empty()) {
-    posix_spawn_file_actions_addopen(&actions, 1, output.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    if (pending_signal != 0) {
+      sigset_t set;
+      sigemptyset(&set);
+      sigaddset(&set, pending_signal);
+      ::sigprocmask(SIG_BLOCK, &set, nullptr);
+      ::raise(pending_signal);
+    }
+    const int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
+    if (!out.empty()) {
+      const int fd = ::open(out.c_str(), flags, 0644);
+      if (fd < 0 || ::dup2(fd, 1) < 0) {
+        ::_exit(127);
+      }
+    }
+    if (!err.empty()) {
+      const int fd = err == out ? 1 : ::open(err.c_str(), flags, 0644);
+      if (fd < 0 || ::dup2(fd, 2) < 0) {
+        ::_exit(127);
+      }
+    }
+    ::execvp(args[0], args.data());
+    ::_exit(127);
   }
-  pid_t pid = -1;
-  if (posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environ) != 0) {
-    pid = -1;
+  if (pid > 0) {
+    ::setpgid(pid, pid);  // also here: a signal to the group right after the fork reaches it
   }
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attributes);
   return pid;
 }
 
@@ -83,11 +97,8 @@ namespace {}  // namespace
 
 int port_written_by(BackgroundProcess& process, const fs::path& port_file, const std::string& what,
                     const fs::path& output) {
-  const auto deadline = Clock::now() + std::chrono::seconds(20);
-  while (Clock::now() < deadline && !fs::exists(port_file) && process.running()) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  if (!fs::exists(port_file)) {
+  if (!wait_until(
+          process, [&] { return fs::exists(port_file); }, 20)) {
     ADD_FAILURE() << what << " did not start: " << read_file(output);
     return 0;
   }
@@ -95,7 +106,15 @@ int port_written_by(BackgroundProcess& process, const fs::path& port_file, const
 }
 
 BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv, const fs::path& output)
-    : pid_(spawn_in_own_group(argv, output)), group_(pid_) {
+    : pid_(spawn_in_own_group(argv, output, output, 0)), group_(pid_) {
+  if (pid_ < 0) {
+    ADD_FAILURE() << "cannot start " << argv[0];
+  }
+}
+
+BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv, const Logs& logs)
+    : out_(logs.logs.string() + ".out"), err_(logs.logs.string() + ".err") {
+  pid_ = group_ = spawn_in_own_group(argv, out_, err_, logs.pending_signal);
   if (pid_ < 0) {
     ADD_FAILURE() << "cannot start " << argv[0];
   }
@@ -103,7 +122,27 @@ BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv, const
 
 void BackgroundProcess::reaped(int status) {
   exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  died_of_signal_ = WIFSIGNALED(status);
   pid_ = -1;
+}
+
+int BackgroundProcess::wait() {
+  if (pid_ > 0) {
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    reaped(status);
+  }
+  return exit_code_.value_or(-1);
+}
+
+std::string BackgroundProcess::out() const { return out_.empty() ? "" : read_file(out_); }
+
+std::string BackgroundProcess::err() const { return err_.empty() ? "" : read_file(err_); }
+
+bool wait_until(BackgroundProcess& process, const std::function<bool()>& ready, double seconds) {
+  wait_until([&] { return ready() || !process.running(); }, seconds);
+  return ready();
 }
 
 bool BackgroundProcess::running() {
@@ -121,10 +160,7 @@ bool BackgroundProcess::running() {
 bool BackgroundProcess::signal(int number) { return running() && ::kill(pid_, number) == 0; }
 
 std::optional<int> BackgroundProcess::exit_code(double seconds) {
-  const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
-  while (running() && Clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  wait_until([this] { return !running(); }, seconds);
   return exit_code_;
 }
 
@@ -231,7 +267,7 @@ DistccDaemon::DistccDaemon(const fs::path& dir, const std::string& address, int 
                                   std::to_string(port_),
                                   "--jobs",
                                   std::to_string(jobs)};
-    pid_ = spawn_in_own_group(argv, dir_ / "distccd.out");
+    pid_ = spawn_in_own_group(argv, dir_ / "distccd.out", dir_ / "distccd.out", 0);
     if (pid_ > 0 && wait_for_port(port_, 10, address_)) {
       return;
     }
@@ -283,36 +319,12 @@ void DistccDaemon::signal_all(int number) const {
   // descendants are listed (when `number` stops them); then every
   // descendant's group.
   ::kill(-pid_, number);
-  std::map<pid_t, pid_t> parents;
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) {
-      continue;
+  for (const pid_t pid : ascend_setup::living_descendants(pid_)) {
+    const pid_t group = ::getpgid(pid);
+    if (group > 1 && group != ::getpgrp()) {
+      ::kill(-group, number);
     }
-    std::ifstream stat(entry.path() / "stat");
-    std::string text;
-    std::getline(stat, text);
-    const size_t close = text.rfind(')');
-    if (close == std::string::npos) {
-      continue;
-    }
-    std::istringstream rest(text.substr(close + 2));
-    char state = 0;
-    pid_t parent = 0;
-    rest >> state >> parent;
-    parents[std::stoi(name)] = parent;
-  }
-  for (const auto& [pid, parent] : parents) {
-    for (pid_t at = parent, hops = 0; at > 1 && hops < 64; at = parents[at], ++hops) {
-      if (at == pid_) {
-        const pid_t group = ::getpgid(pid);
-        if (group > 1 && group != ::getpgrp()) {
-          ::kill(-group, number);
-        }
-        ::kill(pid, number);
-        break;
-      }
-    }
+    ::kill(pid, number);
   }
 }
 

@@ -20,11 +20,22 @@ namespace test_support {
 
 namespace fs = std::filesystem;
 
-// A child in its own process group; SIGTERM, then SIGKILL after 5 s, at the end.
+// A child started without waiting for it (a server, a run of ascend-setup a
+// test stops), in its own process group; SIGTERM, then SIGKILL after 5 s, at
+// the end. test_support.hpp's command_in() and host_command() give it a
+// working directory and an environment.
 class BackgroundProcess {
  public:
   // `output`: stdout and stderr go there when not empty.
   explicit BackgroundProcess(const std::vector<std::string>& argv, const fs::path& output = {});
+  // stdout to `logs`.out, stderr to `logs`.err (out() and err() read them).
+  // With `pending_signal`, the program starts with that signal blocked and
+  // already arrived: as one that comes before its handlers exist.
+  struct Logs {
+    fs::path logs;
+    int pending_signal = 0;
+  };
+  BackgroundProcess(const std::vector<std::string>& argv, const Logs& logs);
   ~BackgroundProcess();
   BackgroundProcess(const BackgroundProcess&) = delete;
   BackgroundProcess& operator=(const BackgroundProcess&) = delete;
@@ -37,12 +48,22 @@ class BackgroundProcess {
   // Its exit code (128 + the signal when a signal ended it) once it ended,
   // waiting at most `seconds`; nullopt while it still runs.
   std::optional<int> exit_code(double seconds = 0);
+  // Its exit code, waiting as long as it runs.
+  int wait();
+  // Ended by a signal's default action rather than by exiting.
+  bool died_of_signal() const { return died_of_signal_; }
+  // What it wrote to stdout and stderr with Logs (empty otherwise).
+  std::string out() const;
+  std::string err() const;
 
  private:
   void reaped(int status);
   pid_t pid_ = -1;    // -1 once reaped: never a pid to signal then
   pid_t group_ = -1;  // its process group, for what it leaves behind
   std::optional<int> exit_code_;
+  bool died_of_signal_ = false;
+  fs::path out_;
+  fs::path err_;
 };
 
 // The port a stand-in wrote into `port_file` (whole: a rename) once it
@@ -50,6 +71,11 @@ class BackgroundProcess {
 // `what` and its `output` when it never does.
 int port_written_by(BackgroundProcess& process, const fs::path& port_file, const std::string& what,
                     const fs::path& output);
+
+// wait_until() (test_support.hpp) that gives up early once `process` has
+// ended; true when `ready` holds.
+bool wait_until(BackgroundProcess& process, const std::function<bool()>& ready,
+                double seconds = 120);
 
 // A gate a server's answers are held at until the test opens it, so that a
 // stop, kill or race meets a transfer in flight whatever the machine's speed

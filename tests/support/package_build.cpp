@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 namespace test_support {
 
 namespace {
@@ -99,18 +101,36 @@ StreamGate PackageBuildTest::gate_downloads(std::uint64_t budget) {
   return StreamGate(dir.path() / "gate", budget);
 }
 
-void PackageBuildTest::expect_no_partial_package(const std::string& url) const {
+std::vector<fs::path> staged_copies(const fs::path& package_root) {
+  std::vector<fs::path> found;
+  std::error_code ec;
+  for (fs::directory_iterator it(package_root, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.front() == '.' && contains(name, ".ascend-setup-")) {
+      found.push_back(it->path());
+    }
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+void expect_no_partial_package(const fs::path& package_root, const std::string& url,
+                               std::uint64_t payload_bytes) {
   if (!fs::exists(package_root)) {
     return;
   }
+  for (const fs::path& staged : staged_copies(package_root)) {
+    ADD_FAILURE() << "a partial package: the staged copy " << staged;
+  }
   for (const auto& entry : fs::directory_iterator(package_root)) {
     const std::string name = entry.path().filename().string();
-    if (name.front() == '.' || fs::is_symlink(entry.path())) {
+    if (!entry.is_directory() || entry.is_symlink() || contains(name, ".ascend-setup-")) {
       continue;
     }
-    EXPECT_EQ(read_file(entry.path() / "version.txt"), url) << name;
+    EXPECT_EQ(read_file(entry.path() / "version.txt"), url) << "a partial package: " << name;
     if (payload_bytes > 0) {
-      EXPECT_EQ(fs::file_size(entry.path() / "lib" / "payload.bin"), payload_bytes) << name;
+      EXPECT_EQ(fs::file_size(entry.path() / "lib" / "payload.bin"), payload_bytes)
+          << "a partial package: " << name;
     }
   }
 }

@@ -16,6 +16,18 @@
 
 namespace test_support {
 
+// The staged copies in `package_root` (util/staged_replacement.hpp: hidden
+// entries named ".<target>.ascend-setup-<what>-<pid>"): a package being
+// unpacked, a record being written, or what a stopped run left.
+std::vector<fs::path> staged_copies(const fs::path& package_root);
+
+// No partial package in `package_root`: no staged copy, and every directory
+// a whole package of `url` (its version.txt; lib/payload.bin of
+// `payload_bytes` when not 0). Files (the lock, a kept download, its part,
+// state and record) and symbolic links (upstream's) may be there.
+void expect_no_partial_package(const fs::path& package_root, const std::string& url,
+                               std::uint64_t payload_bytes);
+
 class PackageBuildTest : public ExampleTreeTest {
  protected:
   PackageBuildTest();
@@ -48,9 +60,10 @@ class PackageBuildTest : public ExampleTreeTest {
   // acts (ASCEND_SETUP_DOWNLOAD_STALL_SECONDS).
   StreamGate gate_downloads(std::uint64_t budget);
 
-  // Non-hidden entries of the package root, symlinks aside: each must be a
-  // whole package of `url`.
-  void expect_no_partial_package(const std::string& url) const;
+  // The free function above on package_root and payload_bytes.
+  void expect_no_partial_package(const std::string& url) const {
+    test_support::expect_no_partial_package(package_root, url, payload_bytes);
+  }
 
   fs::path www = dir.path() / "www";
   fs::path package_root;  // $TRITON_HOME/.triton/llvm

@@ -1,17 +1,20 @@
 #include "test_support.hpp"
 
 #include "base/layer/profile.hpp"
+#include "base/tree/file_lock.hpp"
 #include "base/util/staged_replacement.hpp"
 #include "base/util/whole_file.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include <fcntl.h>
 #include <sys/mount.h>
@@ -85,6 +88,12 @@ TempDir::TempDir() {
 TempDir::~TempDir() {
   std::error_code ec;
   fs::remove_all(path_, ec);
+}
+
+const ascend_setup::HeldLock& test_writer_lock() {
+  static const TempDir dir;
+  static const ascend_setup::FileLock lock(dir.path() / "writer.lock", "the test's writes");
+  return lock;
 }
 
 void write_file(const fs::path& path, const std::string& text) {
@@ -195,19 +204,25 @@ ascend_setup::ProcessResult run_host(const std::vector<std::string>& args, const
   return ascend_setup::run_process({argv, cwd, env, {}});
 }
 
-std::vector<std::string> host_command(const fs::path& cwd, const Env& env,
-                                      const std::vector<std::string>& args) {
-  std::vector<std::string> argv{"/usr/bin/env", "-C", cwd.string()};
+std::vector<std::string> command_in(const fs::path& cwd, const Env& env,
+                                    const std::vector<std::string>& argv) {
+  std::vector<std::string> command{"/usr/bin/env", "-C", cwd.string()};
   for (const auto& [name, value] : env) {
     if (value) {
-      argv.push_back(name + "=" + *value);
+      command.push_back(name + "=" + *value);
     } else {
-      argv.insert(argv.begin() + 1, {"-u", name});
+      command.insert(command.begin() + 1, {"-u", name});
     }
   }
-  argv.push_back(ASCEND_SETUP_BINARY);
+  command.insert(command.end(), argv.begin(), argv.end());
+  return command;
+}
+
+std::vector<std::string> host_command(const fs::path& cwd, const Env& env,
+                                      const std::vector<std::string>& args) {
+  std::vector<std::string> argv{ASCEND_SETUP_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
-  return argv;
+  return command_in(cwd, env, argv);
 }
 
 std::map<std::string, std::string> make_npuir_stand_in(
@@ -557,7 +572,7 @@ fs::path leave_staged_copy(const fs::path& target, const std::string& what, cons
   }
   int status = 0;
   EXPECT_EQ(::waitpid(ended, &status, 0), ended);
-  const ascend_setup::StagedReplacement staging(target, what);  // named as the run names it
+  const ascend_setup::StagedReplacement staging(test_writer_lock(), target, what);  // named as the run names it
   const std::string name = staging.staged().filename().string();
   const std::string pid = std::to_string(::getpid());
   EXPECT_TRUE(name.ends_with("-" + pid)) << name;
@@ -576,6 +591,22 @@ std::vector<std::string> lines_with(const std::string& text, const std::string& 
     }
   }
   return lines;
+}
+
+std::string error_line(const std::string& err) {
+  const auto at = err.find("ascend-setup: error: ");
+  return at == std::string::npos ? std::string() : err.substr(at, err.find('\n', at) - at);
+}
+
+bool wait_until(const std::function<bool()>& ready, double seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (!ready()) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
 }
 
 }  // namespace test_support

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "base/process/process.hpp"
+#include "base/util/held_lock.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -31,6 +32,11 @@ class TempDir {
  private:
   fs::path path_;
 };
+
+// A lock of this test process's own, held for its life: what a test shows
+// where the product asks for the lock of the path it writes
+// (util/held_lock.hpp) and the test is that path's only writer.
+const ascend_setup::HeldLock& test_writer_lock();
 
 void write_file(const fs::path& path, const std::string& text);
 std::string read_file(const fs::path& path);
@@ -72,9 +78,13 @@ Env front_end_env(const fs::path& home);
 ascend_setup::ProcessResult run_host(const std::vector<std::string>& args, const fs::path& cwd,
                                      const Env& env);
 
-// The command line that runs the built binary in `cwd` with `env` and `args`
-// as a process of its own (for BackgroundProcess): /usr/bin/env sets the
-// environment and execs the binary, so the process's pid is the binary's.
+// The command line that runs `argv` in `cwd` with `env` as a process of its
+// own (for BackgroundProcess): /usr/bin/env sets the environment and execs
+// the program, so the process's pid is the program's.
+std::vector<std::string> command_in(const fs::path& cwd, const Env& env,
+                                    const std::vector<std::string>& argv);
+
+// command_in() of the built binary with `args`.
 std::vector<std::string> host_command(const fs::path& cwd, const Env& env,
                                       const std::vector<std::string>& args);
 
@@ -189,6 +199,14 @@ bool contains(const std::string& text, const std::string& part);
 
 // The lines of `text` that hold `part`, in order.
 std::vector<std::string> lines_with(const std::string& text, const std::string& part);
+
+// The one error line of a run: from the first "ascend-setup: error: " in
+// `err` to the end of its line; empty when there is none.
+std::string error_line(const std::string& err);
+
+// Polls `ready` every 20 ms until it holds, `seconds` at most (a guard
+// against a hang, not a timing check); true when it holds.
+bool wait_until(const std::function<bool()>& ready, double seconds = 120);
 
 // The prefix of ascend-setup's own warnings (not the compilers' or CMake's).
 inline constexpr const char* kAscendSetupWarning = "ascend-setup: warning: ";

@@ -62,7 +62,7 @@ TEST(BishengirPayload, MissingPartsAreNamedInOrder) {
   EXPECT_EQ(missing_payload_parts(dir.path(), kRequired),
             (std::vector<std::string>{"bin/bishengir-compile", "lib/"}));
   try {
-    install_bishengir_payload(dir.path(), dir.path() / "out", kRequired, "X");
+    install_bishengir_payload(dir.path(), dir.path() / "out", kRequired, "X", test_writer_lock());
     ADD_FAILURE() << "accepted";
   } catch (const Error& error) {
     EXPECT_EQ(error.exit_code(), exit_code::bad_input);
@@ -77,7 +77,7 @@ TEST(BishengirPayload, CopyKeepsSymlinksAndReplacesWhatWasThere) {
   const fs::path source = make_payload(dir.path() / "payload");
   const fs::path target = dir.path() / "build/lib/bishengir";
   write_file(target / "bin/stale", "old\n");
-  install_bishengir_payload(source, target, kRequired, "X");
+  install_bishengir_payload(source, target, kRequired, "X", test_writer_lock());
   EXPECT_TRUE(fs::is_symlink(target / "bin/bishengir-opt"));
   EXPECT_EQ(fs::read_symlink(target / "bin/bishengir-opt"), "bishengir-opt.1");
   EXPECT_EQ(read_file(target / "lib/a.bc"), "a\n");
@@ -98,7 +98,7 @@ TEST(BishengirPayload, ArtifactsAreCollectedByNameAndPattern) {
   write_file(output / "lib/z.txt", "z\n");
   const fs::path target = dir.path() / "tree/bishengir";
   write_file(target / "lib/old.bc", "old\n");
-  collect_artifacts(output, {"bin/tool", "lib/*.bc"}, target);
+  collect_artifacts(output, {"bin/tool", "lib/*.bc"}, target, test_writer_lock());
   EXPECT_TRUE((fs::status(target / "bin/tool").permissions() & fs::perms::owner_exec) !=
               fs::perms::none);
   EXPECT_TRUE(fs::exists(target / "lib/x.bc"));
@@ -117,7 +117,7 @@ TEST(BishengirPayload, AnArtifactTheBuildDidNotWriteKeepsTheOldPayload) {
        {std::vector<std::string>{"bin/tool", "bin/missing"},
         std::vector<std::string>{"bin/tool", "lib/*.bc"}}) {
     try {
-      collect_artifacts(output, artifacts, target);
+      collect_artifacts(output, artifacts, target, test_writer_lock());
       ADD_FAILURE() << "accepted";
     } catch (const Error& error) {
       EXPECT_EQ(error.exit_code(), exit_code::python_error);

@@ -194,12 +194,12 @@ TEST(BuildReport, WrittenAfterABuildThatRanAJobOnly) {
   build_summary() = BuildSummary{};
   build_summary().any = true;
   build_summary().build_dir = dir.path() / "build";
-  record_build(tree);
+  record_build(tree, test_support::test_writer_lock());
   EXPECT_EQ(test_support::read_file(build_trace_path(tree)), "last\n");
   EXPECT_EQ(test_support::read_file(build_report_path(tree)), "last\n");
 
   build_summary().jobs.push_back({"CMakeFiles/x.dir/bad\xff.cpp.o", 0, 5, WallClock::now()});
-  record_build(tree);
+  record_build(tree, test_support::test_writer_lock());
   const auto trace = nlohmann::json::parse(test_support::read_file(build_trace_path(tree)));
   EXPECT_EQ(trace["traceEvents"].back()["name"], "CMakeFiles/x.dir/bad\xef\xbf\xbd.cpp.o");
   EXPECT_NE(test_support::read_file(build_report_path(tree)).find("CMakeFiles/x.dir/bad"),

@@ -6,6 +6,7 @@
 // tree's own paths, other paths and names the build directory holds left
 // alone).
 #include "base/jobs/compile_cache.hpp"
+#include "base/tree/build_lock.hpp"
 #include "base/tree/state_paths.hpp"
 #include "base/util/error.hpp"
 #include "test_support.hpp"
@@ -197,6 +198,7 @@ TEST(CompileCacheLogFile, ABuildWithoutTheCacheLeavesNoEarlierLog) {
   EXPECT_TRUE(fs::exists(log));  // --list-env leaves it
   EXPECT_FALSE(apply_compile_cache(dir.path(), true).active);
   EXPECT_FALSE(fs::exists(log));
+  release_build_lock();  // taken to remove the log
   if (saved) {
     ::setenv("ASCEND_SETUP_COMPILE_CACHE", saved->c_str(), 1);
   }

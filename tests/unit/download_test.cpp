@@ -12,9 +12,11 @@
 #include "base/util/error.hpp"
 #include "base/util/log.hpp"
 #include "loopback_servers.hpp"
+#include "package_build.hpp"
 #include "test_support.hpp"
 
 #include <fcntl.h>
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 #include <nlohmann/json.hpp>
@@ -49,20 +51,8 @@ class DownloadTest : public ::testing::Test {
 
   PackageSpec spec(const std::string& url) const { return {url, cache / "llvm", "llvm-test"}; }
 
-  // Every non-hidden entry of the package root is a whole package of `url`.
   void expect_no_partial_package(const std::string& url) const {
-    const fs::path root = cache / "llvm";
-    if (!fs::exists(root)) {
-      return;
-    }
-    for (const auto& entry : fs::directory_iterator(root)) {
-      const std::string name = entry.path().filename().string();
-      if (name.front() == '.') {
-        continue;
-      }
-      EXPECT_EQ(read_file(entry.path() / "version.txt"), url) << name;
-      EXPECT_EQ(fs::file_size(entry.path() / "lib" / "payload.bin"), kPayload) << name;
-    }
+    test_support::expect_no_partial_package(cache / "llvm", url, kPayload);
   }
 
   void expect_whole_package(const std::string& url) const {
@@ -836,6 +826,23 @@ TEST_F(HostileArchiveTest, InsideLinksAreKept) {
 }  // namespace
 
 // The header parsers on text: what the server says, read strictly.
+// The download tests' one check that no partial package is left
+// (package_build.hpp) finds a staged copy, a hidden entry since a package is
+// unpacked beside its place; the lock, a kept download and its part are no
+// package.
+TEST(ExpectNoPartialPackage, AStagedCopyIsOneAndWhatARunKeepsIsNot) {
+  static TempDir dir;
+  write_file(dir.path() / "llvm-test" / "version.txt", "url");
+  for (const char* kept : {".llvm-test.lock", ".llvm-test.download.part",
+                           ".llvm-test.download.part.state", ".llvm-test.download"}) {
+    write_file(dir.path() / kept, "");
+  }
+  test_support::expect_no_partial_package(dir.path(), "url", 0);
+  write_file(dir.path() / ".llvm-test.ascend-setup-unpack-4242" / "version.txt", "url");
+  EXPECT_NONFATAL_FAILURE(test_support::expect_no_partial_package(dir.path(), "url", 0),
+                          "a partial package: the staged copy");
+}
+
 TEST(HttpHeaders, AStatusLineBeginsAResponseAndTheHeadersAreKept) {
   ResponseHeaders headers;
   headers.etag = "\"old\"";

@@ -7,10 +7,13 @@
 
 #include <dlfcn.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
+
+#include <thread>
 
 using namespace ascend_setup;
 
@@ -99,4 +102,38 @@ TEST(Process, StreamToStderrSendsBothStreamsToOurStderr) {
   EXPECT_EQ(result.out, "");
   EXPECT_EQ(result.err, "");
   EXPECT_EQ(std::string(buffer, n > 0 ? static_cast<size_t>(n) : 0), "to-stdout\nto-stderr\n");
+}
+
+namespace {
+
+sigset_t thread_mask() {
+  sigset_t mask;
+  sigemptyset(&mask);
+  ::pthread_sigmask(SIG_BLOCK, nullptr, &mask);
+  return mask;
+}
+
+}  // namespace
+
+// The one set of stop signals: a helper thread started while they are
+// blocked (the libgit2 start ahead) has them blocked, so they reach the main
+// thread; the starting thread gets its own mask back.
+TEST(StopSignals, AThreadStartedWhileTheyAreBlockedNeverReceivesThem) {
+  const sigset_t before = thread_mask();
+  sigset_t in_thread;
+  sigemptyset(&in_thread);
+  {
+    const ascend_setup::StopSignalsBlocked blocked;
+    std::thread([&in_thread] { in_thread = thread_mask(); }).join();
+  }
+  const sigset_t after = thread_mask();
+  for (const int number : {SIGINT, SIGTERM, SIGHUP}) {
+    EXPECT_EQ(sigismember(&in_thread, number), 1) << number;
+    EXPECT_EQ(sigismember(&after, number), sigismember(&before, number)) << number;
+  }
+  const sigset_t stops = ascend_setup::stop_signal_set();
+  for (int number = 1; number < NSIG; ++number) {
+    const bool stop = number == SIGINT || number == SIGTERM || number == SIGHUP;
+    EXPECT_EQ(sigismember(&stops, number), stop ? 1 : 0) << number;
+  }
 }

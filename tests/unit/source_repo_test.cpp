@@ -2,6 +2,7 @@
 #include "base/git/source_repo.hpp"
 
 #include "base/util/error.hpp"
+#include "network_servers.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -133,20 +134,49 @@ TEST_F(SourceRepoTest, FetchCommitChecksOutThatCommitNotTheTip) {
   git({"commit", "-q", "-m", "later"}, tree);
   const fs::path target = dir.path() / "fetched";
   fs::create_directory(target);  // a submodule's empty placeholder
-  SourceRepo::fetch_commit(tree.string(), first, target, NetworkSettings{});
+  SourceRepo::fetch_commit(tree.string(), first, target, NetworkSettings{}, test_writer_lock());
   EXPECT_EQ(git({"rev-parse", "HEAD"}, target), first);
   EXPECT_TRUE(fs::exists(target / "a.txt"));
   EXPECT_FALSE(fs::exists(target / "later.txt"));
   // An unknown commit: an Error, nothing left behind.
   const fs::path other = dir.path() / "other";
-  EXPECT_THROW(
-      SourceRepo::fetch_commit(tree.string(), std::string(40, '1'), other, NetworkSettings{}),
-      Error);
+  EXPECT_THROW(SourceRepo::fetch_commit(tree.string(), std::string(40, '1'), other,
+                                        NetworkSettings{}, test_writer_lock()),
+               Error);
   EXPECT_THROW(SourceRepo::fetch_commit((dir.path() / "no-remote").string(), first, other,
-                                        NetworkSettings{}),
+                                        NetworkSettings{}, test_writer_lock()),
                Error);
   EXPECT_FALSE(fs::exists(other));
   for (const auto& entry : fs::directory_iterator(dir.path())) {
     EXPECT_EQ(entry.path().filename().string().find("ascend-setup-fetch"), std::string::npos);
   }
+}
+
+// The CA of one network operation is not trusted by the next one that names
+// another: libgit2's certificate locations are process-wide, and OpenSSL
+// (linked in, in what ships) adds locations to what it trusted before.
+TEST_F(SourceRepoTest, ACaNamedOnceIsNotTrustedOnceAnotherIsNamed) {
+  const TestCa served(dir.path() / "ca");
+  const TestCa other(dir.path() / "other-ca");
+  const fs::path git_root = dir.path() / "git";
+  serve_bare_copy(tree, git_root, "repo", dir.path());
+  fs::create_directories(dir.path() / "www");
+  const TlsNginx nginx(dir.path() / "nginx", served, dir.path() / "www", git_root);
+  const auto clone_trusting = [&](const TestCa& ca, const std::string& into) {
+    NetworkSettings settings;
+    settings.git_ssl_cainfo = NetworkVariable{"GIT_SSL_CAINFO", ca.ca_certificate.string()};
+    SourceRepo::clone(nginx.url("git/repo.git"), "main", dir.path() / into, settings,
+                      test_writer_lock());
+  };
+  clone_trusting(served, "first");
+  EXPECT_TRUE(fs::exists(dir.path() / "first" / "a.txt"));
+  try {
+    clone_trusting(other, "second");
+    ADD_FAILURE() << "cloned while trusting only another CA";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("is not trusted"), std::string::npos) << error.what();
+  }
+  EXPECT_FALSE(fs::exists(dir.path() / "second"));
+  clone_trusting(served, "third");
+  EXPECT_TRUE(fs::exists(dir.path() / "third" / "a.txt"));
 }

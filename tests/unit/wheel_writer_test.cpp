@@ -110,7 +110,7 @@ WheelWriteStats native_write(const fs::path& base, const fs::path& wheel, uint16
     options.previous = wheel;
     options.digests = digests_of(wheel);
   }
-  return write_wheel(options);
+  return write_wheel(options, test_writer_lock());
 }
 
 // The sum of the entries' sizes and compressed sizes, RECORD left out.
@@ -239,7 +239,7 @@ TEST(WheelWriter, TheCallersThreadFigureIsWhatRunsAndDoesNotChangeTheBytes) {
     options.base_dir = base;
     options.source_date_epoch = 1600000000;
     options.threads = threads;
-    const WheelWriteStats stats = write_wheel(options);
+    const WheelWriteStats stats = write_wheel(options, test_writer_lock());
     EXPECT_EQ(stats.threads, std::max(1u, threads));
     const std::string bytes = read_file(options.wheel);
     if (first.empty()) {
@@ -499,7 +499,7 @@ TEST(WheelWriter, Zip64PastFourGibibytesFromASparseFile) {
   options.level = 1;
   options.source_date_epoch = 1600000000;
   options.threads = 2;  // as many as CI's cores: the 4 GiB of zeros in half the time of one
-  write_wheel(options);
+  write_wheel(options, test_writer_lock());
   EXPECT_LT(fs::file_size(options.wheel), uint64_t{64} << 20);
   const std::string out =
       must_run({SYSTEM_PYTHON, "-c",
@@ -633,7 +633,7 @@ TEST(WheelWriter, AuditwheelsLevelZeroOutputIsDeflatedAgainWithTheSameEntries) {
   options.wheel = dir.path() / "dist" / wheel_name;
   options.previous = options.wheel;
   options.digests = digests_of(options.wheel);
-  const auto first = rezip_wheel(stored, options);
+  const auto first = rezip_wheel(stored, options, test_writer_lock());
   EXPECT_EQ(first.reused, 0u);
   EXPECT_LT(fs::file_size(options.wheel), fs::file_size(stored) / 2);
   const auto listing = [&](const fs::path& wheel) {
@@ -649,7 +649,7 @@ TEST(WheelWriter, AuditwheelsLevelZeroOutputIsDeflatedAgainWithTheSameEntries) {
   };
   EXPECT_EQ(listing(options.wheel), listing(stored));
   const std::string deflated = read_file(options.wheel);
-  const auto second = rezip_wheel(stored, options);
+  const auto second = rezip_wheel(stored, options, test_writer_lock());
   // Every file but RECORD and the empty one (copied as it is, as the directory).
   EXPECT_EQ(second.reused, 11u);
   EXPECT_EQ(second.hashed_bytes, 0u);  // the contents known by auditwheel's RECORD

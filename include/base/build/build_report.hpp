@@ -15,6 +15,7 @@
 
 #include "base/build/build_summary.hpp"
 #include "base/build/compile_cache_log.hpp"
+#include "base/util/held_lock.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -59,10 +60,10 @@ std::string build_report_html(const BuildSummary& summary,
                               const std::vector<WheelEntrySize>& largest_entries);
 
 // At the end of a build (setup_call.cpp): the trace and the report of
-// `tree_root`, each staged and replaced whole and as shown (the secrets of
-// any URL in them masked: util/shown_url.hpp), when the build ran a job;
-// the step summary on GitHub Actions. A failure to write them is a warning,
-// never the build's failure.
-void record_build(const std::filesystem::path& tree_root);
+// `tree_root`, each staged and replaced whole under the build lock
+// (tree/build_lock.hpp) and as shown (the secrets of any URL in them masked:
+// util/shown_url.hpp), when the build ran a job; the step summary on GitHub
+// Actions. A failure to write them is a warning, never the build's failure.
+void record_build(const std::filesystem::path& tree_root, const HeldLock& build_lock);
 
 }  // namespace ascend_setup

@@ -9,11 +9,16 @@
 // fetch_commit) take the run's NetworkSettings: the proxy of their URL is
 // passed to libgit2 explicitly, the CA is GIT_SSL_CAINFO/GIT_SSL_CAPATH, else
 // git's http.sslCAInfo/http.sslCAPath, else the downloads' (set before each
-// operation). A stop signal ends a transfer under way (the stop's Error); a
-// proxy's refusal or an untrusted certificate is an Error of kind bad_input
-// saying what to fix (not retried), other network failures kind network.
+// operation, in place of the operation before's, so that a CA trusted once
+// is not trusted by a later operation that names another: where libgit2
+// links OpenSSL in, by a new certificate store; Debian's libgit2, on mbedTLS,
+// replaces its own). A stop signal ends a transfer under way (the stop's
+// Error); a proxy's refusal or an untrusted certificate is an Error of kind
+// bad_input saying what to fix (not retried), other network failures kind
+// network.
 #pragma once
 
+#include "base/util/held_lock.hpp"
 #include "base/util/network_settings.hpp"
 
 #include <filesystem>
@@ -86,9 +91,12 @@ class SourceRepo {
 
   // Clones `url` at `branch` into `directory` (absent or empty): the clone is
   // made beside it under a temporary name and renamed into place, so a failed
-  // clone leaves nothing behind. Throws Error with libgit2's message.
+  // clone leaves nothing behind (StagedReplacement, under `held`, the lock
+  // that keeps other writers of `directory` out). Throws Error with
+  // libgit2's message.
   static SourceRepo clone(const std::string& url, const std::string& branch,
-                          const std::filesystem::path& directory, const NetworkSettings& network);
+                          const std::filesystem::path& directory, const NetworkSettings& network,
+                          const HeldLock& held);
 
   // HEAD's full id, nullopt when HEAD has no commit yet.
   std::optional<std::string> head_id() const;
@@ -118,9 +126,11 @@ class SourceRepo {
   // has no shallow fetch, so the commit comes with its history; the server
   // must serve a `want` of an id that no branch need point at. Made beside
   // `directory` under a temporary name and renamed into place, so a failure
-  // leaves nothing behind. Throws Error with libgit2's message.
+  // leaves nothing behind (under `held`, as clone()). Throws Error with
+  // libgit2's message.
   static void fetch_commit(const std::string& url, const std::string& id,
-                           const std::filesystem::path& directory, const NetworkSettings& network);
+                           const std::filesystem::path& directory, const NetworkSettings& network,
+                           const HeldLock& held);
 
   // Lifts libgit2's repository ownership check for this process only.
   static void trust_all_owners();

@@ -70,7 +70,9 @@ CompileCache plan_compile_cache(const std::filesystem::path& tree);
 // Plans the cache and sets ccache's variables for the build (above); the
 // stats log is emptied when `starting` (a build that compiles), not for
 // --list-env, and removed when `starting` without the cache (an earlier
-// build's is not this one's). Says so on the info log when `starting`.
+// build's is not this one's), each under the tree's build lock, which it
+// takes (tree/build_lock.hpp) and the build releases. Says so on the info log
+// when `starting`.
 const CompileCache& apply_compile_cache(const std::filesystem::path& tree, bool starting);
 
 // The cache apply_compile_cache() set up (inactive before it ran).

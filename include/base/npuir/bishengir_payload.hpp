@@ -8,6 +8,7 @@
 #pragma once
 
 #include "base/layer/profile.hpp"
+#include "base/util/held_lock.hpp"
 
 #include <filesystem>
 #include <optional>
@@ -34,17 +35,22 @@ void check_bishengir_payload(const std::filesystem::path& source,
                              const std::vector<std::string>& required, const std::string& origin);
 
 // Copies the payload directory `source` to `target`, replacing what was there,
-// after check_bishengir_payload(). Throws Error naming the path when a copy fails.
+// after check_bishengir_payload(). Throws Error naming the path when a copy
+// fails. `held`: the lock that keeps other writers of `target` out (the
+// build lock), so that staged copies stopped runs left are removed
+// (StagedReplacement).
 void install_bishengir_payload(const std::filesystem::path& source,
                                const std::filesystem::path& target,
-                               const std::vector<std::string>& required, const std::string& origin);
+                               const std::vector<std::string>& required, const std::string& origin,
+                               const HeldLock& held);
 
 // Copies each of `artifacts` (relative to `output`; a '*' in the last part
 // is a pattern that must match at least one file) to the same relative path
 // in a new directory that replaces `target`. Throws Error(python_error, as a
-// failing build tool) naming an artifact the build did not write.
+// failing build tool) naming an artifact the build did not write. `held`: as
+// above (the NPUIR build's lock).
 void collect_artifacts(const std::filesystem::path& output,
                        const std::vector<std::string>& artifacts,
-                       const std::filesystem::path& target);
+                       const std::filesystem::path& target, const HeldLock& held);
 
 }  // namespace ascend_setup

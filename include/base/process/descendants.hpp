@@ -31,8 +31,10 @@ std::optional<ProcessState> parse_proc_stat(std::string_view text);
 // PR_SET_CHILD_SUBREAPER for this process (inherited by no one).
 void become_subreaper();
 
-// The living descendants (zombies left out), parents before their children.
+// The living descendants of this process, or of `root` (zombies left out;
+// their children are found through them), parents before their children.
 std::vector<pid_t> living_descendants();
+std::vector<pid_t> living_descendants(pid_t root);
 
 // Sends `number` to every living descendant not in `skip` (each one signalled
 // is added to it; nullptr: to all); returns how many were signalled.

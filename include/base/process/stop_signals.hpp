@@ -17,8 +17,27 @@
 #pragma once
 
 #include <pthread.h>
+#include <signal.h>
 
 namespace ascend_setup {
+
+// The stop signals: SIGINT, SIGTERM, SIGHUP.
+sigset_t stop_signal_set();
+
+// Blocks the stop signals in the calling thread for the object's life, then
+// restores its mask: a thread started meanwhile inherits the block, so the
+// stop signals reach the main thread (whose blocking calls they interrupt),
+// never a helper thread.
+class StopSignalsBlocked {
+ public:
+  StopSignalsBlocked();
+  ~StopSignalsBlocked();
+  StopSignalsBlocked(const StopSignalsBlocked&) = delete;
+  StopSignalsBlocked& operator=(const StopSignalsBlocked&) = delete;
+
+ private:
+  sigset_t previous_;
+};
 
 // Installs the handler for each stop signal that is not ignored (a
 // background job keeps ignoring SIGINT, as shells expect), then unblocks

@@ -5,9 +5,11 @@
 // machines may be held by a process this one cannot see): a second run logs
 // one line, "waiting for the lock held by pid N on host H (<purpose>, <path>)",
 // waits, then goes on. A stop signal while waiting throws the stop's Error;
-// other failures throw Error naming the path and the system's reason.
+// other failures throw Error naming the path and the system's reason. It is
+// the HeldLock (util/held_lock.hpp) a writer shows to StagedReplacement.
 #pragma once
 
+#include "base/util/held_lock.hpp"
 #include "base/util/unique_fd.hpp"
 
 #include <filesystem>
@@ -28,15 +30,18 @@ struct LockHolder {
 // throws).
 LockHolder parse_lock_holder(std::string_view text);
 
-class FileLock {
+class FileLock : public HeldLock {
  public:
   // `purpose` says what the lock guards, for the waiting message.
   FileLock(const std::filesystem::path& path, const std::string& purpose);
-  ~FileLock();
+  ~FileLock() override;
   FileLock(FileLock&& other) noexcept;
   FileLock& operator=(FileLock&&) = delete;
 
+  const std::filesystem::path& lock_path() const override { return path_; }
+
  private:
+  std::filesystem::path path_;
   UniqueFd fd_;
 };
 

@@ -34,6 +34,7 @@
 // sizes by the CPUs the build has.
 #pragma once
 
+#include "base/util/held_lock.hpp"
 #include "base/wheel/zip_format.hpp"
 
 #include <cstdint>
@@ -78,13 +79,15 @@ struct WheelWriteStats {
 // name that is not one (as the wheel package's "Bad wheel filename").
 std::string record_path_for(const std::filesystem::path& wheel);
 
-WheelWriteStats write_wheel(const WheelWriteOptions& options);
+// `held`: the lock that keeps other writers of the wheel out (the build lock).
+WheelWriteStats write_wheel(const WheelWriteOptions& options, const HeldLock& held);
 
 // Writes `source` (a ZIP, e.g. auditwheel's output written with stored
 // entries) again as `options.wheel` with the same entries in the same order
 // and the same metadata, every stored entry deflated (in parallel, reused from
 // `options.previous` as above, by the RECORD of `source`); entries already
 // deflated are copied as they are. base_dir and source_date_epoch are unused.
-WheelWriteStats rezip_wheel(const std::filesystem::path& source, const WheelWriteOptions& options);
+WheelWriteStats rezip_wheel(const std::filesystem::path& source, const WheelWriteOptions& options,
+                            const HeldLock& held);
 
 }  // namespace ascend_setup

@@ -299,16 +299,16 @@ std::vector<WheelEntrySize> largest_wheel_entries(const BuildSummary& summary) {
 
 // `target` replaced whole by `bytes` as shown (shown_url.hpp): a page
 // people read and share.
-void replace_file(const fs::path& target, const std::string& bytes) {
+void replace_file(const HeldLock& build_lock, const fs::path& target, const std::string& bytes) {
   fs::create_directories(target.parent_path());
-  StagedReplacement staged(target, "report");
+  StagedReplacement staged(build_lock, target, "report");
   write_whole_file(staged.staged(), shown_text(bytes));
   staged.commit();
 }
 
 }  // namespace
 
-void record_build(const fs::path& tree_root) {
+void record_build(const fs::path& tree_root, const HeldLock& build_lock) {
   const BuildSummary& summary = build_summary();
   try {
     if (!summary.jobs.empty()) {
@@ -325,11 +325,12 @@ void record_build(const fs::path& tree_root) {
         spdlog::warn("the build report lists no wheel entries: {}", error.what());
       }
       // A name that is not UTF-8 (ninja writes bytes) gets U+FFFD, not an error.
-      replace_file(build_trace_path(tree_root),
+      replace_file(build_lock, build_trace_path(tree_root),
                    build_trace(summary, outcomes)
                            .dump(1, ' ', false, nlohmann::json::error_handler_t::replace) +
                        "\n");
-      replace_file(build_report_path(tree_root), build_report_html(summary, outcomes, entries));
+      replace_file(build_lock, build_report_path(tree_root),
+                   build_report_html(summary, outcomes, entries));
       spdlog::info("build trace {} (Perfetto opens it), build report {}",
                    build_trace_path(tree_root).string(), build_report_path(tree_root).string());
     }

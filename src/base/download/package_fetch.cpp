@@ -69,9 +69,10 @@ void check_pinned_digest(const PackageSpec& spec, const std::string& sha256,
 }
 
 // Records the complete download's URL, length and digest beside it.
-void record_download(const PackageSpec& spec, std::uint64_t size, const std::string& sha256) {
+void record_download(const PackageSpec& spec, std::uint64_t size, const std::string& sha256,
+                     const HeldLock& held) {
   const nlohmann::json record = {{"url", spec.url}, {"size", size}, {"sha256", sha256}};
-  StagedReplacement staged(package_download_record(spec), kRecordStaging);
+  StagedReplacement staged(held, package_download_record(spec), kRecordStaging);
   write_whole_file(staged.staged(), record.dump() + "\n");
   staged.commit();
 }
@@ -79,9 +80,9 @@ void record_download(const PackageSpec& spec, std::uint64_t size, const std::str
 // A fresh download: its digest (computed as it arrived) checked against the
 // pin, then recorded.
 void record_download(const PackageSpec& spec, const DownloadResult& result,
-                     const std::string& source) {
+                     const std::string& source, const HeldLock& held) {
   check_pinned_digest(spec, result.sha256, source);
-  record_download(spec, result.size, result.sha256);
+  record_download(spec, result.size, result.sha256, held);
 }
 
 // Why an earlier run's download of this URL cannot be used as it is (empty:
@@ -89,7 +90,7 @@ void record_download(const PackageSpec& spec, const DownloadResult& result,
 // without a record is whole (only a complete download gets its name): a run
 // stopped between the rename and the record, so it is hashed and recorded
 // now rather than fetched again.
-std::string kept_download_mismatch(const PackageSpec& spec) {
+std::string kept_download_mismatch(const PackageSpec& spec, const HeldLock& held) {
   const fs::path download = package_download(spec);
   const auto text = read_whole_file(package_download_record(spec));
   if (!text) {
@@ -99,7 +100,7 @@ std::string kept_download_mismatch(const PackageSpec& spec) {
         "recording it",
         download.string());
     check_pinned_digest(spec, sha256, "");
-    record_download(spec, fs::file_size(download), sha256);
+    record_download(spec, fs::file_size(download), sha256, held);
     return {};
   }
   const auto record = nlohmann::json::parse(*text);
@@ -121,7 +122,7 @@ std::string kept_download_mismatch(const PackageSpec& spec) {
 // True when an earlier run's complete download of this URL is here and
 // usable (kept_download_mismatch). Anything else there is removed, with one
 // warning when it was a download.
-bool kept_download_matches(const PackageSpec& spec) {
+bool kept_download_matches(const PackageSpec& spec, const HeldLock& held) {
   const fs::path download = package_download(spec);
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(download, ec))) {
@@ -130,7 +131,7 @@ bool kept_download_matches(const PackageSpec& spec) {
   }
   std::string mismatch;
   try {
-    mismatch = kept_download_mismatch(spec);
+    mismatch = kept_download_mismatch(spec, held);
   } catch (const nlohmann::json::exception& error) {
     mismatch = std::string("has an unreadable record (") + error.what() + ")";
   } catch (const fs::filesystem_error& error) {
@@ -148,8 +149,8 @@ bool kept_download_matches(const PackageSpec& spec) {
 
 // The download unpacked into a staged copy of the package directory, its
 // version.txt written last, the whole put in place.
-void unpack(const PackageSpec& spec, const fs::path& directory) {
-  StagedReplacement staged(directory, kPackageStaging);
+void unpack(const PackageSpec& spec, const fs::path& directory, const HeldLock& held) {
+  StagedReplacement staged(held, directory, kPackageStaging);
   std::error_code ec;
   fs::create_directory(staged.staged(), ec);
   if (ec) {
@@ -265,7 +266,7 @@ PackageOutcome fetch_package(const PackageSpec& spec, const DownloadOptions& opt
 }
 
 PackageOutcome fetch_package(const PackageSpec& spec, const DownloadOptions& options,
-                             const FileLock& /*held*/) {
+                             const FileLock& held) {
   PackageOutcome outcome;
   outcome.directory = package_directory(spec);
   if (package_cached(spec)) {
@@ -273,10 +274,10 @@ PackageOutcome fetch_package(const PackageSpec& spec, const DownloadOptions& opt
     return outcome;
   }
   const fs::path download = package_download(spec);
-  // What killed runs left: no other run writes here while the lock is held.
-  StagedReplacement::remove_leftovers(outcome.directory, kPackageStaging);
-  StagedReplacement::remove_leftovers(package_download_record(spec), kRecordStaging);
-  if (kept_download_matches(spec)) {
+  // What killed runs left, first: no other run writes here while the lock is held.
+  StagedReplacement::remove_leftovers(held, outcome.directory, kPackageStaging);
+  StagedReplacement::remove_leftovers(held, package_download_record(spec), kRecordStaging);
+  if (kept_download_matches(spec, held)) {
     outcome.kept_download_used = true;
   } else {
     spdlog::info("fetching {} into {}", spec.url, outcome.directory.string());
@@ -296,12 +297,12 @@ PackageOutcome fetch_package(const PackageSpec& spec, const DownloadOptions& opt
                       part_path(download).string() + " for the next run to resume",
                   error.kind());
     }
-    record_download(spec, outcome.download, source);
+    record_download(spec, outcome.download, source, held);
   }
   const std::string kept = "; the download is kept in " + download.string() +
                            " (the next run unpacks it without fetching it again)";
   try {
-    unpack(spec, outcome.directory);
+    unpack(spec, outcome.directory, held);
   } catch (const UnreadableArchive& error) {
     remove_download(spec);
     throw Error(std::string(error.what()) + "; the download was removed (the next run fetches " +

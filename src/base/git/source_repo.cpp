@@ -9,10 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <pthread.h>
-
 #include <atomic>
-#include <csignal>
 #include <exception>
 #include <mutex>
 #include <system_error>
@@ -25,37 +22,59 @@
 // certificate in it (a quarter of a --dump-kwargs's instructions), though
 // only a network operation checks one. Made during that init, the call is
 // kept for the first network operation (GitNetwork below), which loads the
-// same defaults into the same context first, as the init would have.
-struct ssl_ctx_st;
-extern "C" int __real_SSL_CTX_set_default_verify_paths(ssl_ctx_st* context);
+// same defaults, or the run's CA, into the same context, as the init would
+// have.
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+extern "C" int __real_SSL_CTX_set_default_verify_paths(SSL_CTX* context);
 
 namespace {
 
 thread_local bool in_libgit2_init = false;
-std::atomic<ssl_ctx_st*> deferred_ca_context{nullptr};
-
-void load_default_ca() {
-  static std::once_flag loaded;
-  std::call_once(loaded, [] {
-    if (ssl_ctx_st* context = deferred_ca_context.load(); context != nullptr) {
-      __real_SSL_CTX_set_default_verify_paths(context);
-    }
-  });
-}
+std::atomic<SSL_CTX*> deferred_ca_context{nullptr};
 
 }  // namespace
 
-extern "C" int __wrap_SSL_CTX_set_default_verify_paths(ssl_ctx_st* context) {
+extern "C" int __wrap_SSL_CTX_set_default_verify_paths(SSL_CTX* context) {
   if (!in_libgit2_init) {
     return __real_SSL_CTX_set_default_verify_paths(context);
   }
   deferred_ca_context = context;
   return 1;
 }
+
+namespace {
+
+// libgit2's context trusts what it is given as its certificate locations,
+// and OpenSSL adds locations to the store they were given before: a change
+// of CA would keep the old one trusted. A new store replaces it instead,
+// holding `file` and `directory`, or OpenSSL's defaults when both are
+// empty. False when libgit2's context is not known (then libgit2 is told).
+bool replace_trusted_certificates(const std::string& file, const std::string& directory) {
+  SSL_CTX* context = deferred_ca_context.load();
+  if (context == nullptr) {
+    return false;
+  }
+  SSL_CTX_set_cert_store(context, X509_STORE_new());
+  const int loaded =
+      file.empty() && directory.empty()
+          ? __real_SSL_CTX_set_default_verify_paths(context)
+          : SSL_CTX_load_verify_locations(context, file.empty() ? nullptr : file.c_str(),
+                                          directory.empty() ? nullptr : directory.c_str());
+  if (loaded != 1) {
+    throw ascend_setup::Error("OpenSSL could not read them");
+  }
+  return true;
+}
+
+}  // namespace
 #else
 namespace {
 
-void load_default_ca() {}
+// The system's libgit2 is told its locations: with mbedTLS (Debian's), they
+// replace what it trusted; with OpenSSL, they would be added to it.
+bool replace_trusted_certificates(const std::string&, const std::string&) { return false; }
 
 }  // namespace
 #endif
@@ -85,19 +104,12 @@ LibgitStartAhead::LibgitStartAhead(const std::filesystem::path& tree_root) {
   if (!std::filesystem::exists(std::filesystem::symlink_status(tree_root / ".git", ec))) {
     return;
   }
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  for (const int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) {
-    sigaddset(&stop_signals, signal);
-  }
-  sigset_t previous;
-  pthread_sigmask(SIG_BLOCK, &stop_signals, &previous);  // inherited by the thread
+  const StopSignalsBlocked blocked;  // inherited by the thread
   try {
     thread_ = std::thread(ensure_libgit2);
   } catch (const std::system_error&) {
     // no thread: the first use initialises libgit2 itself
   }
-  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
 }
 
 LibgitStartAhead::~LibgitStartAhead() {
@@ -199,7 +211,6 @@ class GitNetwork {
     ca_ = settings.git_ca(config_path(config, "http.sslCAInfo"),
                           config_path(config, "http.sslCAPath"));
     git_config_free(config);
-    load_default_ca();
     use_certificates(ca_);
   }
 
@@ -264,19 +275,33 @@ class GitNetwork {
     }
   }
 
-  // The certificate locations, parsed again only when they change.
+  // The certificate locations, in place of those of the operation before
+  // (replace_trusted_certificates above), parsed again only when they change.
   static void use_certificates(const CaChoice& ca) {
     static std::optional<std::pair<std::string, std::string>> current;
     const std::pair<std::string, std::string> wanted{ca.file.value_or(""),
                                                      ca.directory.value_or("")};
-    if (current == wanted || (!ca.file && !ca.directory)) {
+    if (current == wanted) {
       return;
+    }
+    const std::string named = wanted.first +
+                              (wanted.second.empty() ? "" : " and " + wanted.second) + " (from " +
+                              ca.named_by + ")";
+    try {
+      if (replace_trusted_certificates(wanted.first, wanted.second)) {
+        current = wanted;
+        return;
+      }
+    } catch (const Error& error) {
+      throw Error("cannot use the CA certificates " + named + ": " + error.what(),
+                  ErrorKind::bad_input);
+    }
+    if (!ca.file && !ca.directory) {
+      return;  // the library's own default stays
     }
     if (git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, ca.file ? ca.file->c_str() : nullptr,
                          ca.directory ? ca.directory->c_str() : nullptr) != 0) {
-      throw Error("cannot use the CA certificates " + wanted.first +
-                      (wanted.second.empty() ? "" : " and " + wanted.second) + " (from " +
-                      ca.named_by + "): " + last_git_error(),
+      throw Error("cannot use the CA certificates " + named + ": " + last_git_error(),
                   ErrorKind::bad_input);
     }
     current = wanted;
@@ -482,10 +507,10 @@ bool SourceRepo::has_submodule(const std::string& path) const {
 }
 
 SourceRepo SourceRepo::clone(const std::string& url, const std::string& branch,
-                             const std::filesystem::path& directory,
-                             const NetworkSettings& network) {
+                             const std::filesystem::path& directory, const NetworkSettings& network,
+                             const HeldLock& held) {
   ensure_libgit2();
-  StagedReplacement staging(directory, "clone");
+  StagedReplacement staging(held, directory, "clone");
   GitNetwork net(url, network, nullptr);
   git_clone_options options;
   git_clone_options_init(&options, GIT_CLONE_OPTIONS_VERSION);
@@ -603,10 +628,10 @@ std::vector<Gitlink> SourceRepo::gitlinks_under(const std::string& directory) co
 
 void SourceRepo::fetch_commit(const std::string& url, const std::string& id,
                               const std::filesystem::path& directory,
-                              const NetworkSettings& network) {
+                              const NetworkSettings& network, const HeldLock& held) {
   ensure_libgit2();
   const git_oid oid = parse_id(id);
-  StagedReplacement staging(directory, "fetch");
+  StagedReplacement staging(held, directory, "fetch");
   const auto fail = [](const std::string& what) { throw libgit_error(what); };
   git_repository* raw_repo = nullptr;
   if (git_repository_init(&raw_repo, staging.staged().c_str(), 0) != 0) {

@@ -1,6 +1,7 @@
 #include "base/jobs/compile_cache.hpp"
 
 #include "base/layer/environment.hpp"
+#include "base/tree/build_lock.hpp"
 #include "base/tree/state_paths.hpp"
 #include "base/util/error.hpp"
 #include "base/util/executable_search.hpp"
@@ -239,10 +240,12 @@ const CompileCache& apply_compile_cache(const fs::path& tree, bool starting) {
   CompileCache& cache = applied_cache();
   cache = plan_compile_cache(tree);
   if (!cache.active) {
-    if (starting) {
+    std::error_code ignored;
+    if (starting && fs::exists(compile_cache_log_path(tree), ignored)) {
       // An earlier build's log is not this build's: the report would mark
-      // its hits on this build's jobs.
-      std::error_code ignored;
+      // its hits on this build's jobs. Removed under the build lock: another
+      // build of this tree may be writing it.
+      take_build_lock(tree);
       fs::remove(compile_cache_log_path(tree), ignored);
     }
     return cache;
@@ -256,6 +259,9 @@ const CompileCache& apply_compile_cache(const fs::path& tree, bool starting) {
   set_env(env_name(EnvVar::ccache_statslog, nullptr), log.string(),
           "this build's compiles, for the summary");
   if (starting) {
+    // Emptied under the build lock, held from here until the build's report
+    // is written: another build of this tree would empty this build's log.
+    take_build_lock(tree);
     try {
       fs::create_directories(log.parent_path());
     } catch (const fs::filesystem_error& error) {

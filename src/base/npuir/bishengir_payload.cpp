@@ -38,9 +38,8 @@ constexpr const char* kStaging = "staged";
 // a killed run left beside it removed first (the caller holds the lock that
 // keeps other writers of `target` out).
 template <typename Fill>
-void stage_and_replace(const fs::path& target, Fill fill) {
-  StagedReplacement::remove_leftovers(target, kStaging);
-  StagedReplacement staging(target, kStaging);
+void stage_and_replace(const HeldLock& held, const fs::path& target, Fill fill) {
+  StagedReplacement staging(held, target, kStaging);
   fill(staging.staged());
   staging.commit();
 }
@@ -94,16 +93,17 @@ void check_bishengir_payload(const fs::path& source, const std::vector<std::stri
 }
 
 void install_bishengir_payload(const fs::path& source, const fs::path& target,
-                               const std::vector<std::string>& required,
-                               const std::string& origin) {
+                               const std::vector<std::string>& required, const std::string& origin,
+                               const HeldLock& held) {
   check_bishengir_payload(source, required, origin);
-  stage_and_replace(target, [&source](const fs::path& staged) { copy_entry(source, staged); });
+  stage_and_replace(held, target,
+                    [&source](const fs::path& staged) { copy_entry(source, staged); });
   spdlog::info("BishengIR payload: {} copied to {}", source.string(), target.string());
 }
 
 void collect_artifacts(const fs::path& output, const std::vector<std::string>& artifacts,
-                       const fs::path& target) {
-  stage_and_replace(target, [&](const fs::path& staged) {
+                       const fs::path& target, const HeldLock& held) {
+  stage_and_replace(held, target, [&](const fs::path& staged) {
     fs::create_directories(staged);
     for (const std::string& artifact : artifacts) {
       const fs::path relative(artifact);

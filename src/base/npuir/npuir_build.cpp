@@ -12,7 +12,6 @@
 #include "base/util/error.hpp"
 #include "base/util/executable_search.hpp"
 #include "base/util/numbers.hpp"
-#include "base/util/staged_replacement.hpp"
 #include "base/util/strings.hpp"
 #include "base/util/whole_file.hpp"
 
@@ -49,7 +48,7 @@ std::string wrapper_quoted(const std::string& text) {
 }
 
 // Step 3: the submodule, then its nested repositories (under the NPUIR lock).
-void provide_sources(const fs::path& tree_root, const Profile::Npuir& npuir) {
+void provide_sources(const fs::path& tree_root, const Profile::Npuir& npuir, const HeldLock& held) {
   const NetworkSettings network = network_settings_from_environment();
   const fs::path npuir_dir = tree_root / npuir.directory;
   const auto tree_repo = SourceRepo::open(tree_root);
@@ -83,14 +82,13 @@ void provide_sources(const fs::path& tree_root, const Profile::Npuir& npuir) {
                       " but its .gitmodules gives it no URL",
                   ErrorKind::bad_input);
     }
-    StagedReplacement::remove_leftovers(directory, "fetch");  // a killed run's
     int attempt = 0;
     try {
       with_retries({npuir.fetch_attempts, std::chrono::seconds(npuir.fetch_retry_seconds)},
                    "NPUIR build: fetching " + link.path, [&] {
                      spdlog::info("NPUIR build: fetching {} at {} from {} (attempt {} of {})",
                                   link.path, link.id, link.url, ++attempt, npuir.fetch_attempts);
-                     SourceRepo::fetch_commit(link.url, link.id, directory, network);
+                     SourceRepo::fetch_commit(link.url, link.id, directory, network, held);
                    });
     } catch (const Error& error) {
       if (!error.retryable()) {
@@ -197,7 +195,7 @@ void build_npuir(const fs::path& tree_root, const Profile& profile,
   // One run fetches and builds in a tree's NPUIR sources at a time.
   const FileLock lock(state_dir(tree_root) / "npuir.lock",
                       "building NPUIR in " + (tree_root / npuir.directory).string());
-  provide_sources(tree_root, npuir);
+  provide_sources(tree_root, npuir, lock);
 
   const NpuirJobs jobs =
       npuir_job_count(user_max_jobs, compute_job_limits(machine_view_from_environment()), npuir);
@@ -230,8 +228,8 @@ void build_npuir(const fs::path& tree_root, const Profile& profile,
                 ErrorKind::python);
   }
 
-  collect_artifacts(npuir_dir / npuir.output, npuir.artifacts,
-                    tree_root / profile.bishengir.source);
+  collect_artifacts(npuir_dir / npuir.output, npuir.artifacts, tree_root / profile.bishengir.source,
+                    lock);
 }
 
 }  // namespace ascend_setup

@@ -78,7 +78,9 @@ std::optional<ProcessState> parse_proc_stat(std::string_view text) {
 
 void become_subreaper() { ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
 
-std::vector<pid_t> living_descendants() {
+std::vector<pid_t> living_descendants() { return living_descendants(::getpid()); }
+
+std::vector<pid_t> living_descendants(pid_t root) {
   std::multimap<pid_t, pid_t> children;  // parent -> child
   std::set<pid_t> zombies;
   if (DIR* proc = ::opendir("/proc")) {
@@ -96,7 +98,7 @@ std::vector<pid_t> living_descendants() {
     ::closedir(proc);
   }
   std::vector<pid_t> found;
-  std::vector<pid_t> parents{::getpid()};
+  std::vector<pid_t> parents{root};
   while (!parents.empty()) {
     const pid_t parent = parents.back();
     parents.pop_back();

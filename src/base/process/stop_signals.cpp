@@ -44,15 +44,6 @@ std::array<std::atomic<int>, 512> child_groups{};
 sem_t stopper_wakeup;
 std::once_flag stopper_started;
 
-sigset_t stop_signal_set() {
-  sigset_t set;
-  sigemptyset(&set);
-  for (int number : stop_signals) {
-    sigaddset(&set, number);
-  }
-  return set;
-}
-
 // Ends every descendant, however it was started (os.system, a double fork):
 // the main thread may be blocked waiting for one of them, so this cannot wait
 // for the run to unwind. It reaps nothing: Python's subprocess waits for its
@@ -105,6 +96,22 @@ void on_stop_signal(int number) {
 bool group_exists(int group) { return ::kill(-group, 0) == 0 || errno == EPERM; }
 
 }  // namespace
+
+sigset_t stop_signal_set() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int number : stop_signals) {
+    sigaddset(&set, number);
+  }
+  return set;
+}
+
+StopSignalsBlocked::StopSignalsBlocked() {
+  const sigset_t set = stop_signal_set();
+  ::pthread_sigmask(SIG_BLOCK, &set, &previous_);
+}
+
+StopSignalsBlocked::~StopSignalsBlocked() { ::pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
 
 void install_stop_signal_handlers() {
   // Blocked while the handlers change (the launcher execs with them blocked,

@@ -6,7 +6,6 @@
 #include "base/tree/file_lock.hpp"
 #include "base/tree/state_paths.hpp"
 #include "base/util/error.hpp"
-#include "base/util/staged_replacement.hpp"
 #include "base/util/strings.hpp"
 
 #include <spdlog/spdlog.h>
@@ -37,7 +36,8 @@ bool missing_or_empty(const fs::path& directory) {
 }
 
 void provide_clone(const fs::path& directory, const Profile& profile,
-                   const std::optional<SourceRepo>& tree_repo, const NetworkSettings& network) {
+                   const std::optional<SourceRepo>& tree_repo, const NetworkSettings& network,
+                   const HeldLock& held) {
   const Profile::Distributed& d = profile.distributed;
   if (tree_repo && tree_repo->has_submodule(d.directory)) {
     tree_repo->ensure_submodule(d.directory, network);
@@ -49,7 +49,7 @@ void provide_clone(const fs::path& directory, const Profile& profile,
     // A failed clone leaves nothing (staged, renamed into place when whole),
     // so each attempt starts clean.
     with_retries(network_retries(d), "cloning " + d.url,
-                 [&] { SourceRepo::clone(d.url, d.branch, directory, network); });
+                 [&] { SourceRepo::clone(d.url, d.branch, directory, network, held); });
   } catch (const Error& error) {
     if (error.kind() == ErrorKind::stopped) {
       throw;
@@ -134,12 +134,11 @@ void ensure_distributed_sources(const fs::path& tree_root, const Profile& profil
   const NetworkSettings network = network_settings_from_environment();
   if (missing_or_empty(directory)) {
     // One run clones at a time; under the lock, what a killed run staged
-    // beside the directory is removed first.
+    // beside the directory is removed first (StagedReplacement).
     const FileLock lock(state_dir(tree_root) / "distributed.lock",
                         "cloning the distributed part into " + directory.string());
     if (missing_or_empty(directory)) {
-      StagedReplacement::remove_leftovers(directory, "clone");
-      provide_clone(directory, profile, tree_repo, network);
+      provide_clone(directory, profile, tree_repo, network, lock);
     }
   }
   if (!tree_repo) {

@@ -53,7 +53,7 @@ LockHolder parse_lock_holder(std::string_view text) {
   return holder;
 }
 
-FileLock::FileLock(const std::filesystem::path& path, const std::string& purpose) {
+FileLock::FileLock(const std::filesystem::path& path, const std::string& purpose) : path_(path) {
   const std::string host = this_host();
   std::error_code ec;
   std::filesystem::create_directories(path.parent_path(), ec);

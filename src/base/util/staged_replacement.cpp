@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <optional>
+#include <vector>
 
 namespace fs = std::filesystem;
 
@@ -19,7 +21,7 @@ namespace ascend_setup {
 namespace {
 
 constexpr std::string_view kMark = ".ascend-setup-";
-constexpr std::string_view kOld = "-old";
+constexpr std::string_view kAsideSuffix = "-old";
 
 std::string staged_prefix(const fs::path& target, const std::string& what) {
   return fmt::format(".{}{}{}-", target.filename().string(), kMark, what);
@@ -30,24 +32,52 @@ bool all_digits(std::string_view text) {
          std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-// fsync of a regular file, syncfs of a directory's file system (one call for
-// a tree of thousands of files).
-void sync_staged(const fs::path& path) {
+// "dir/" names the directory itself.
+fs::path without_trailing_slash(fs::path target) {
+  return target.filename().empty() ? target.parent_path() : target;
+}
+
+// fsync of one file or directory; EINVAL (a file system that cannot sync)
+// is not a failure.
+void sync_one(const fs::path& path, bool directory) {
+  const UniqueFd fd(
+      ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | (directory ? O_DIRECTORY : 0)));
+  if (!fd) {
+    if (errno == EACCES) {
+      return;  // a file its archive made unreadable: written, but not ours to open
+    }
+    throw system_error("open", path, errno);
+  }
+  if (::fsync(fd.get()) != 0 && errno != EINVAL) {
+    throw system_error("sync", path, errno);
+  }
+}
+
+// fsync of a file, or of every file and directory under a directory (the
+// directory's own entries last); symbolic links are recorded by their
+// directory's fsync.
+void sync_tree(const fs::path& path) {
   struct stat info {};
   if (::lstat(path.c_str(), &info) != 0) {
     throw system_error("inspect", path, errno);
   }
-  if (S_ISLNK(info.st_mode)) {
+  if (S_ISREG(info.st_mode)) {
+    sync_one(path, false);
+  }
+  if (!S_ISDIR(info.st_mode)) {
     return;
   }
-  const UniqueFd fd(
-      ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (S_ISDIR(info.st_mode) ? O_DIRECTORY : 0)));
-  if (!fd) {
-    throw system_error("open", path, errno);
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::file_type type = it->symlink_status(ec).type();
+    if (type == fs::file_type::regular || type == fs::file_type::directory) {
+      sync_one(it->path(), type == fs::file_type::directory);
+    }
   }
-  if ((S_ISDIR(info.st_mode) ? ::syncfs(fd.get()) : ::fsync(fd.get())) != 0 && errno != EINVAL) {
-    throw system_error("sync", path, errno);
+  if (ec) {
+    throw system_error("read the directory", path, ec.value());
   }
+  sync_one(path, true);
 }
 
 bool is_empty_directory(const fs::path& path) {
@@ -55,11 +85,16 @@ bool is_empty_directory(const fs::path& path) {
   return fs::is_directory(fs::symlink_status(path, ec)) && fs::is_empty(path, ec) && !ec;
 }
 
+bool exists_unfollowed(const fs::path& path) {
+  std::error_code ec;
+  return fs::exists(fs::symlink_status(path, ec));
+}
+
 }  // namespace
 
 bool is_staged_name(std::string_view name) {
-  if (name.ends_with(kOld)) {
-    name.remove_suffix(kOld.size());
+  if (name.ends_with(kAsideSuffix)) {
+    name.remove_suffix(kAsideSuffix.size());
   }
   const size_t mark = name.rfind(kMark);
   const size_t dash = name.rfind('-');
@@ -68,28 +103,17 @@ bool is_staged_name(std::string_view name) {
          dash > mark + kMark.size() && all_digits(name.substr(dash + 1));
 }
 
-void sync_directory(const fs::path& directory) {
-  const UniqueFd fd(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!fd) {
-    throw system_error("open the directory", directory, errno);
-  }
-  if (::fsync(fd.get()) != 0 && errno != EINVAL) {
-    throw system_error("sync the directory", directory, errno);
-  }
-}
+void sync_directory(const fs::path& directory) { sync_one(directory, true); }
 
-StagedReplacement::StagedReplacement(fs::path target, const std::string& what)
-    : target_(std::move(target)) {
-  if (target_.filename().empty()) {
-    target_ = target_.parent_path();
-  }
+StagedReplacement::StagedReplacement(const HeldLock& held, fs::path target, const std::string& what)
+    : target_(without_trailing_slash(std::move(target))) {
   staged_ = target_.parent_path() / (staged_prefix(target_, what) + std::to_string(::getpid()));
   std::error_code ec;
   fs::create_directories(target_.parent_path(), ec);
   if (ec) {
     throw system_error("create the directory", target_.parent_path(), ec.value());
   }
-  fs::remove_all(staged_, ec);
+  remove_leftovers(held, target_, what);
 }
 
 StagedReplacement::~StagedReplacement() {
@@ -100,7 +124,7 @@ StagedReplacement::~StagedReplacement() {
 }
 
 void StagedReplacement::commit() {
-  sync_staged(staged_);
+  sync_tree(staged_);
   const fs::path parent = target_.parent_path();
   std::error_code ec;
   // An empty directory (a submodule's placeholder) simply makes way.
@@ -112,9 +136,6 @@ void StagedReplacement::commit() {
     sync_directory(parent);
     return;
   }
-  if (errno != EEXIST && errno != EINVAL && errno != ENOSYS) {
-    throw system_error("move " + staged_.string() + " to", target_, errno);
-  }
   if (errno == EEXIST &&
       ::renameat2(AT_FDCWD, staged_.c_str(), AT_FDCWD, target_.c_str(), RENAME_EXCHANGE) == 0) {
     // staged_ now holds the old one, which the destructor's removal would also
@@ -124,36 +145,72 @@ void StagedReplacement::commit() {
     fs::remove_all(staged_, ec);
     return;
   }
-  // No renameat2 flags here (EINVAL): the old one aside, the new one in, the
-  // old one back when that fails.
-  const fs::path old = staged_.string() + std::string(kOld);
-  fs::remove_all(old, ec);
-  const bool had_old = fs::exists(fs::symlink_status(target_, ec));
-  if (had_old && ::rename(target_.c_str(), old.c_str()) != 0) {
+  if (errno != EINVAL && errno != ENOSYS) {
+    throw system_error("move " + staged_.string() + " to", target_, errno);
+  }
+  replace_without_flags();
+}
+
+// renameat2 without its flags (see the top): one rename(2) wherever that is
+// atomic, else the old one aside, the new one in, the old one removed.
+void StagedReplacement::replace_without_flags() {
+  const fs::path parent = target_.parent_path();
+  if (::rename(staged_.c_str(), target_.c_str()) == 0) {
+    committed_ = true;
+    sync_directory(parent);
+    return;
+  }
+  if (errno != ENOTEMPTY && errno != EEXIST && errno != EISDIR && errno != ENOTDIR) {
+    throw system_error("move " + staged_.string() + " to", target_, errno);
+  }
+  const fs::path aside = staged_.string() + std::string(kAsideSuffix);
+  std::error_code ec;
+  fs::remove_all(aside, ec);
+  if (::rename(target_.c_str(), aside.c_str()) != 0) {
     throw system_error("move aside", target_, errno);
   }
   if (::rename(staged_.c_str(), target_.c_str()) != 0) {
     const int error_number = errno;
-    if (had_old) {
-      ::rename(old.c_str(), target_.c_str());
-    }
+    ::rename(aside.c_str(), target_.c_str());
     throw system_error("move " + staged_.string() + " to", target_, error_number);
   }
   committed_ = true;
   sync_directory(parent);
-  fs::remove_all(old, ec);
+  fs::remove_all(aside, ec);
 }
 
-void StagedReplacement::remove_leftovers(const fs::path& target, const std::string& what) {
+void StagedReplacement::remove_leftovers(const HeldLock& held, const fs::path& target_given,
+                                         const std::string& what) {
+  const fs::path target = without_trailing_slash(target_given);
   const std::string prefix = staged_prefix(target, what);
+  std::vector<fs::path> leftovers;
+  std::optional<fs::path> aside;
   std::error_code ec;
   for (fs::directory_iterator it(target.parent_path(), ec), end; !ec && it != end;
        it.increment(ec)) {
-    if (it->path().filename().string().rfind(prefix, 0) == 0) {
-      spdlog::debug("removing {}, left by a run that was stopped", it->path().string());
-      std::error_code ignored;
-      fs::remove_all(it->path(), ignored);
+    const std::string name = it->path().filename().string();
+    if (name.rfind(prefix, 0) != 0) {
+      continue;
     }
+    if (!aside && name.ends_with(kAsideSuffix) && !exists_unfollowed(target)) {
+      aside = it->path();
+    } else {
+      leftovers.push_back(it->path());
+    }
+  }
+  if (aside) {
+    spdlog::info("putting {} back in place: a run that was stopped had moved it aside to {}",
+                 target.string(), aside->string());
+    if (::rename(aside->c_str(), target.c_str()) != 0) {
+      throw system_error("put back " + aside->string() + " to", target, errno);
+    }
+    sync_directory(target.parent_path());
+  }
+  for (const fs::path& leftover : leftovers) {
+    spdlog::debug("removing {}, left by a run that was stopped (under {})", leftover.string(),
+                  held.lock_path().string());
+    std::error_code ignored;
+    fs::remove_all(leftover, ignored);
   }
 }
 

@@ -49,8 +49,8 @@ bool ends_with(const std::string& text, const std::string& tail) {
 // caller said it).
 class PartFile {
  public:
-  explicit PartFile(const fs::path& target)
-      : staging_(target, "part"), path_(staging_.staged()), target_(target) {
+  PartFile(const HeldLock& held, const fs::path& target)
+      : staging_(held, target, "part"), path_(staging_.staged()), target_(target) {
     fd_.reset(::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
     if (!fd_) {
       throw system_error("create", path_, errno);
@@ -303,8 +303,9 @@ class RangeReader {
 // header patched with CRC and sizes.
 class EntryWriter {
  public:
-  EntryWriter(const WheelWriteOptions& options)
-      : part_(options.wheel),
+  EntryWriter(const WheelWriteOptions& options, const HeldLock& held)
+      : held_(held),
+        part_(held, options.wheel),
         digests_path_(options.digests),
         previous_(open_previous(options)),
         deflater_(options.threads, options.level) {
@@ -586,7 +587,7 @@ class EntryWriter {
     }
     try {
       fs::create_directories(digests_path_->parent_path());
-      StagedReplacement staging(*digests_path_, "part");
+      StagedReplacement staging(held_, *digests_path_, "part");
       write_whole_file(staging.staged(), format_wheel_digests(digests));
       staging.commit();
     } catch (const fs::filesystem_error& error) {
@@ -604,6 +605,7 @@ class EntryWriter {
 
   const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   const double start_cpu_ = cpu_seconds();
+  const HeldLock& held_;
   PartFile part_;
   std::optional<std::filesystem::path> digests_path_;
   std::optional<Previous> previous_;
@@ -706,7 +708,7 @@ std::string record_path_for(const fs::path& wheel) {
   return parts[0] + "-" + parts[1] + ".dist-info/RECORD";
 }
 
-WheelWriteStats write_wheel(const WheelWriteOptions& options) {
+WheelWriteStats write_wheel(const WheelWriteOptions& options, const HeldLock& held) {
   const std::string record_path = record_path_for(options.wheel);
   std::string root = options.base_dir.string();
   while (root.size() > 1 && root.back() == '/') {
@@ -721,7 +723,7 @@ WheelWriteStats write_wheel(const WheelWriteOptions& options) {
 
   spdlog::info("creating '{}' and adding '{}' to it (native writer)", options.wheel.string(),
                options.base_dir.string());
-  EntryWriter writer(options);
+  EntryWriter writer(options, held);
   if (options.method == zip_stored) {
     uint64_t total = 0;  // the data and each entry's two headers
     for (const auto& file : files) {
@@ -785,7 +787,8 @@ WheelWriteStats write_wheel(const WheelWriteOptions& options) {
   return writer.finish();
 }
 
-WheelWriteStats rezip_wheel(const fs::path& source, const WheelWriteOptions& options) {
+WheelWriteStats rezip_wheel(const fs::path& source, const WheelWriteOptions& options,
+                            const HeldLock& held) {
   ZipReader input(source);
   std::map<std::string, RecordRow> record;
   for (const auto& entry : input.entries()) {
@@ -793,7 +796,7 @@ WheelWriteStats rezip_wheel(const fs::path& source, const WheelWriteOptions& opt
       record = parse_record(input.read(entry));
     }
   }
-  EntryWriter writer(options);
+  EntryWriter writer(options, held);
   std::error_code ec;
   const uint64_t source_size = fs::file_size(source, ec);
   writer.expect(previous_size(options).value_or(ec ? 0 : source_size));

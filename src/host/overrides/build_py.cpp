@@ -6,6 +6,7 @@
 // as cmdclass["build_py"].
 #include "base/layer/environment.hpp"
 #include "base/npuir/bishengir_payload.hpp"
+#include "base/tree/build_lock.hpp"
 #include "host/overrides/overrides.hpp"
 
 #include <spdlog/spdlog.h>
@@ -43,7 +44,7 @@ void override_build_py(const OverrideContext& context) {
         }
         const std::filesystem::path build_lib = py::str(self.attr("build_lib")).cast<std::string>();
         install_bishengir_payload(*source, build_lib / profile->bishengir.destination,
-                                  profile->bishengir.required, origin);
+                                  profile->bishengir.required, origin, held_build_lock());
       },
       py::name("run"), py::is_method(build_py));
   context.module.attr("BuildPy") = build_py;

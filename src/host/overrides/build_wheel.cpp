@@ -21,6 +21,7 @@
 #include "base/build/build_summary.hpp"
 #include "base/layer/environment.hpp"
 #include "base/process/process.hpp"
+#include "base/tree/build_lock.hpp"
 #include "base/tree/state_paths.hpp"
 #include "base/util/error.hpp"
 #include "base/util/shown_url.hpp"
@@ -92,9 +93,8 @@ void repair_wheel(const Profile& profile, const PlatformInfo& platform, const fs
   // auditwheel writes into a scratch directory in the dist dir (removed
   // however the repair ends; a killed run's, under the build lock the run
   // holds, by the next repair), so that dist/ never holds a partial wheel.
-  const fs::path scratch_name = dist_dir / "auditwheel";
-  StagedReplacement::remove_leftovers(scratch_name, "repair");
-  const StagedReplacement scratch(scratch_name, "repair");
+  const HeldLock& build_lock = held_build_lock();
+  const StagedReplacement scratch(build_lock, dist_dir / "auditwheel", "repair");
   const fs::path& output_dir = scratch.staged();
   fs::create_directories(output_dir);
   std::vector<std::string> argv = {"auditwheel", "-v", "repair"};
@@ -126,15 +126,13 @@ void repair_wheel(const Profile& profile, const PlatformInfo& platform, const fs
   std::vector<fs::path> repaired;
   for (const auto& written : wheels_in(output_dir, "*.whl")) {
     const fs::path target = dist_dir / written.filename();
-    StagedReplacement::remove_leftovers(target, "part");
     if (level_zero) {
       WheelWriteOptions options;
       options.wheel = target;
       options.previous = target;
       options.digests = wheel_digests_path(tree_root, target);
-      StagedReplacement::remove_leftovers(*options.digests, "part");
       options.threads = packing_threads();
-      const WheelWriteStats stats = rezip_wheel(written, options);
+      const WheelWriteStats stats = rezip_wheel(written, options, build_lock);
       BuildSummary& summary = build_summary();
       summary.entries = stats.entries;
       summary.entries_compressed = stats.compressed;
@@ -145,7 +143,7 @@ void repair_wheel(const Profile& profile, const PlatformInfo& platform, const fs
           target.filename().string(), stats.entries, stats.compressed, stats.reused, stats.threads,
           stats.threads == 1 ? "" : "s");
     } else {
-      StagedReplacement staging(target, "part");
+      StagedReplacement staging(build_lock, target, "part");
       fs::rename(written, staging.staged());
       staging.commit();
     }

@@ -4,10 +4,10 @@
 #include "base/build/build_summary.hpp"
 #include "base/jobs/job_limits.hpp"
 #include "base/layer/environment.hpp"
+#include "base/tree/build_lock.hpp"
 #include "base/tree/state_paths.hpp"
 #include "base/util/error.hpp"
 #include "base/util/numbers.hpp"
-#include "base/util/staged_replacement.hpp"
 #include "base/util/strings.hpp"
 #include "base/wheel/wheel_writer.hpp"
 
@@ -92,16 +92,14 @@ py::object native_wheel_file_type() {
           options.digests = digests;
         }
         options.threads = packing_threads();
-        // A partial wheel, or digests, a killed run left (the build lock is held).
-        StagedReplacement::remove_leftovers(options.wheel, "part");
-        if (options.digests) {
-          StagedReplacement::remove_leftovers(*options.digests, "part");
-        }
+        // Under the build lock: a partial wheel or digests a killed run left
+        // are removed as they are replaced (StagedReplacement).
+        const HeldLock& build_lock = held_build_lock();
         WheelWriteStats stats;
         {
           const PhaseScope packing(BuildPhase::pack);
           py::gil_scoped_release released;
-          stats = write_wheel(options);
+          stats = write_wheel(options, build_lock);
         }
         BuildSummary& summary = build_summary();
         summary.any = true;

@@ -62,7 +62,7 @@ const std::pair<std::string, std::string>& previous() {
   static const std::pair<std::string, std::string> written = [] {
     const WheelWriteOptions options = options_in(fuzz::fresh_directory("previous"));
     fs::create_directories(options.wheel.parent_path());
-    write_wheel(options);
+    write_wheel(options, fuzz::writer_lock());
     std::ifstream wheel(options.wheel, std::ios::binary);
     std::ifstream digests(*options.digests, std::ios::binary);
     return std::pair<std::string, std::string>(
@@ -80,7 +80,7 @@ void write_with_digests(const std::string& digests) {
   fuzz::write_file(options.wheel, previous().first);
   fuzz::write_file(*options.digests, digests);
   WheelWriteStats stats;
-  FUZZ_CHECK(fuzz::accepts([&] { stats = write_wheel(options); }),
+  FUZZ_CHECK(fuzz::accepts([&] { stats = write_wheel(options, fuzz::writer_lock()); }),
              "the previous wheel's digests stopped the new wheel's writing");
   const ZipReader written(options.wheel);
   FUZZ_CHECK(written.entries().size() == files().size() + 1,

@@ -98,7 +98,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     WheelWriteOptions again;
     again.wheel = dir / "again" / kWheel;
     fs::create_directories(again.wheel.parent_path());
-    if (fuzz::accepts([&] { rezip_wheel(previous, again); })) {
+    if (fuzz::accepts([&] { rezip_wheel(previous, again, fuzz::writer_lock()); })) {
       const ZipReader reread(again.wheel);
       FUZZ_CHECK(reread.entries().size() == zip->entries().size(),
                  "rezip_wheel changed the number of entries");
@@ -118,7 +118,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   options.source_date_epoch = 315532800;
   options.previous = previous;
   options.digests = dir / "none.json";  // read as none: the ZIP is read, nothing reused
-  FUZZ_CHECK(fuzz::accepts([&] { write_wheel(options); }),
+  FUZZ_CHECK(fuzz::accepts([&] { write_wheel(options, fuzz::writer_lock()); }),
              "a broken previous wheel stopped the new wheel's writing");
   const ZipReader written(previous);
   const auto files = contents(written);
