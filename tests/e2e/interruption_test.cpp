@@ -14,7 +14,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -354,31 +353,24 @@ TEST_F(InterruptionTest, FullDiskAtEveryPointNamesTheReasonAndWritesNothing) {
 }
 
 TEST_F(InterruptionTest, SecondRunWaitsForTheLockThenGoesOn) {
-  const fs::path lock_file = tree / "build/ascend-setup/patches/tree.lock";
-  fs::create_directories(lock_file.parent_path());
-  const int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  ASSERT_GE(fd, 0);
-  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
   const std::string pid = std::to_string(::getpid());
-  ASSERT_EQ(::write(fd, pid.data(), pid.size()), static_cast<ssize_t>(pid.size()));
+  HeldFileLock lock(tree / "build/ascend-setup/patches/tree.lock", pid);
+  ASSERT_TRUE(lock.held());
 
   BackgroundProcess waiting(host_command(tree, env, {"--apply-patches"}),
                             BackgroundProcess::Logs{dir.path() / "waiting"});
   const std::string expected = "waiting for the lock held by pid " + pid;
-  wait_until([&] { return contains(waiting.err(), expected); }, 30);
-  EXPECT_NE(waiting.err().find(expected), std::string::npos) << waiting.err();
+  ASSERT_TRUE(wait_until(waiting, [&] { return contains(waiting.err(), expected); }))
+      << waiting.err();
   EXPECT_EQ(tree_state(tree), pristine);  // nothing written while it waits
-  ::close(fd);
+  lock.release();
   EXPECT_EQ(waiting.wait(), 0) << waiting.err();
   EXPECT_EQ(tree_state(tree), patched);
 }
 
 TEST_F(InterruptionTest, StopWhileWaitingForTheLockWritesNothing) {
-  const fs::path lock_file = tree / "build/ascend-setup/patches/tree.lock";
-  fs::create_directories(lock_file.parent_path());
-  const int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  ASSERT_GE(fd, 0);
-  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+  HeldFileLock lock(tree / "build/ascend-setup/patches/tree.lock");
+  ASSERT_TRUE(lock.held());
   BackgroundProcess waiting(host_command(tree, env, {"--apply-patches"}),
                             BackgroundProcess::Logs{dir.path() / "waiting"});
   ASSERT_TRUE(wait_until(waiting, [&] { return contains(waiting.err(), "waiting for the lock"); }))
@@ -387,7 +379,7 @@ TEST_F(InterruptionTest, StopWhileWaitingForTheLockWritesNothing) {
   EXPECT_EQ(waiting.wait(), 128 + SIGTERM) << waiting.err();
   EXPECT_FALSE(waiting.died_of_signal());
   EXPECT_NE(waiting.err().find("interrupted by SIGTERM"), std::string::npos) << waiting.err();
-  ::close(fd);
+  lock.release();
   EXPECT_EQ(tree_state(tree), pristine);
   expect_whole("stopped while waiting");
 }
@@ -397,11 +389,8 @@ TEST_F(InterruptionTest, StopWhileWaitingForTheLockWritesNothing) {
 // holds the build lock: it neither empties it (with the cache) nor removes
 // it (without) while another build compiles through it.
 TEST_F(InterruptionTest, ASecondBuildLeavesTheCompileCacheLogOfTheBuildHoldingTheLock) {
-  const fs::path lock_file = tree / "build/ascend-setup/build.lock";
-  fs::create_directories(lock_file.parent_path());
-  const int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  ASSERT_GE(fd, 0);
-  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+  const HeldFileLock lock(tree / "build/ascend-setup/build.lock");
+  ASSERT_TRUE(lock.held());
   const fs::path log = tree / "build/ascend-setup/compile-cache.log";
   const std::string holders = "# /t/a.cpp\nremote_storage_hit\n";
   write_file(log, holders);
@@ -421,7 +410,6 @@ TEST_F(InterruptionTest, ASecondBuildLeavesTheCompileCacheLogOfTheBuildHoldingTh
     EXPECT_EQ(waiting.wait(), 128 + SIGTERM) << waiting.err();
     EXPECT_EQ(read_file(log), holders) << "cache: " << cache;
   }
-  ::close(fd);
 }
 
 TEST_F(InterruptionTest, ConcurrentApplyAndRestoreRunsTakeTurns) {

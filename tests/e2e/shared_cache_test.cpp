@@ -18,7 +18,6 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/file.h>
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
@@ -335,12 +334,8 @@ TEST_F(SharedCacheTest, StopWhileWaitingForThePackageLockIsAPlainStop) {
   make_package(0);
   NginxServer nginx(dir.path() / "nginx", www);
   const fs::path lock_file = package_root / ".llvm-e2e.lock";
-  fs::create_directories(package_root);
-  const int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  ASSERT_GE(fd, 0);
-  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
-  const std::string holder = "4242 other-container\n";
-  ASSERT_EQ(::write(fd, holder.data(), holder.size()), static_cast<ssize_t>(holder.size()));
+  HeldFileLock lock(lock_file, "4242 other-container\n");
+  ASSERT_TRUE(lock.held());
   const fs::path log = dir.path() / "waiting.log";
   BackgroundProcess waiting(host_command(tree, env, with_profile(base(nginx), {"build_ext"})), log);
   const std::string expected =
@@ -354,7 +349,7 @@ TEST_F(SharedCacheTest, StopWhileWaitingForThePackageLockIsAPlainStop) {
   EXPECT_TRUE(waits && waiting.running()) << read_file(log);
   EXPECT_TRUE(waiting.signal(SIGTERM));
   const auto code = waiting.exit_code(60);
-  ::close(fd);
+  lock.release();
   const std::string err = read_file(log);
   ASSERT_TRUE(code) << err;
   EXPECT_EQ(*code, 128 + SIGTERM) << err;

@@ -22,12 +22,13 @@ The port it listens on is written to --port-file. Ends after --max-seconds.
 import argparse
 import hashlib
 import http.server
-import os
 import socket
 import socketserver
 import struct
 import threading
 import time
+
+import loopback
 
 
 def main():
@@ -148,9 +149,7 @@ def main():
         allow_reuse_address = True
 
     server = Server(("127.0.0.1", 0), Handler)
-    with open(args.port_file + ".tmp", "w") as f:
-        f.write(str(server.server_address[1]))
-    os.rename(args.port_file + ".tmp", args.port_file)
+    loopback.announce_port(args.port_file, server.server_address[1])
     threading.Timer(args.max_seconds, server.shutdown).start()
     server.serve_forever()
 

@@ -13,11 +13,12 @@ The port it listens on is written to --port-file. Ends after --max-seconds.
 """
 
 import argparse
-import os
 import socket
 import struct
 import threading
 import time
+
+import loopback
 
 REASONS = {502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout"}
 
@@ -103,13 +104,7 @@ def main():
                 pipe(client, upstream)
                 back.join()
 
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(64)
-    with open(args.port_file + ".tmp", "w") as f:
-        f.write(str(listener.getsockname()[1]))
-    os.rename(args.port_file + ".tmp", args.port_file)
+    listener = loopback.listen(args.port_file)
     listener.settimeout(1)
     deadline = time.monotonic() + args.max_seconds
     while time.monotonic() < deadline:

@@ -30,6 +30,8 @@ import sys
 import threading
 import time
 
+import loopback
+
 CHUNK = 16384
 
 
@@ -92,13 +94,7 @@ def pass_through(gate, read, write, abandoned=lambda: False):
 
 
 def relay(args, gate):
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(64)
-    with open(args.port_file + ".tmp", "w") as f:
-        f.write(str(listener.getsockname()[1]))
-    os.rename(args.port_file + ".tmp", args.port_file)
+    listener = loopback.listen(args.port_file)
 
     def serve(client):
         upstream = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

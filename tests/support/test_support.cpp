@@ -17,6 +17,7 @@
 #include <thread>
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -563,6 +564,27 @@ void SmallDisk::fill(std::uint64_t leave) const {
   const int rc = ::posix_fallocate(fd, 0, static_cast<off_t>(free_bytes - leave));
   ::close(fd);
   ASSERT_EQ(rc, 0) << std::strerror(rc);
+}
+
+HeldFileLock::HeldFileLock(const fs::path& path, const std::string& holder) {
+  fs::create_directories(path.parent_path());
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0 || ::flock(fd, LOCK_EX) != 0 ||
+      ::write(fd, holder.data(), holder.size()) != static_cast<ssize_t>(holder.size())) {
+    ADD_FAILURE() << "cannot hold the lock " << path << ": " << std::strerror(errno);
+    if (fd >= 0) {
+      ::close(fd);
+    }
+    return;
+  }
+  fd_ = fd;
+}
+
+void HeldFileLock::release() {
+  if (fd_ >= 0) {
+    ::close(fd_);
+    fd_ = -1;
+  }
 }
 
 fs::path leave_staged_copy(const fs::path& target, const std::string& what, const fs::path& file) {

@@ -38,6 +38,22 @@ class TempDir {
 // (util/held_lock.hpp) and the test is that path's only writer.
 const ascend_setup::HeldLock& test_writer_lock();
 
+// An exclusive flock on `path` (created, with its directories), held as a
+// run in another process or container holds it; the file then says
+// `holder` (a pid, "pid host"). Released by release() or when the object dies.
+class HeldFileLock {
+ public:
+  explicit HeldFileLock(const fs::path& path, const std::string& holder = "");
+  ~HeldFileLock() { release(); }
+  HeldFileLock(const HeldFileLock&) = delete;
+  HeldFileLock& operator=(const HeldFileLock&) = delete;
+  bool held() const { return fd_ >= 0; }
+  void release();
+
+ private:
+  int fd_ = -1;
+};
+
 void write_file(const fs::path& path, const std::string& text);
 std::string read_file(const fs::path& path);
 

@@ -1,5 +1,6 @@
 #include "base/build/build_report.hpp"
 #include "base/tree/state_paths.hpp"
+#include "ninja_run.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@ namespace fs = std::filesystem;
 namespace {
 
 using namespace ascend_setup;
+using test_support::record_ninja_run;
 using test_support::TempDir;
 using test_support::write_file;
 
@@ -22,18 +24,15 @@ long long micros(WallClock::time_point time) {
 
 // Jobs from a real .ninja_log through add_ninja_run, and phase spans.
 BuildSummary summary_of_a_build(const fs::path& build_dir, WallClock::time_point start) {
-  write_file(build_dir / ".ninja_log",
-             "# ninja log v5\n0\t10\t1\tCMakeFiles/old.dir/kept.cpp.o\tx0\n");
-  const NinjaLogEntries before = ninja_log_entries(build_dir);
-  write_file(build_dir / ".ninja_log",
-             "# ninja log v5\n0\t10\t1\tCMakeFiles/old.dir/kept.cpp.o\tx0\n"
-             "3\t420\t2\tCMakeFiles/a.dir/src/util.cpp.o\tx1\n"
-             "5\t380\t2\tCMakeFiles/b.dir/src/util.cpp.o\tx2\n"
-             "7\t100\t2\tCMakeFiles/b.dir/lib/ir.cpp.o\tx3\n"
-             "420\t900\t3\tlib/libtriton.so\tx4\n");
   build_summary() = BuildSummary{};
   build_summary().phases.push_back({BuildPhase::configure, start - std::chrono::seconds(2), 1.5});
-  add_ninja_run(build_dir, before, start);
+  record_ninja_run(build_dir, "# ninja log v5\n0\t10\t1\tCMakeFiles/old.dir/kept.cpp.o\tx0\n",
+                   "# ninja log v5\n0\t10\t1\tCMakeFiles/old.dir/kept.cpp.o\tx0\n"
+                   "3\t420\t2\tCMakeFiles/a.dir/src/util.cpp.o\tx1\n"
+                   "5\t380\t2\tCMakeFiles/b.dir/src/util.cpp.o\tx2\n"
+                   "7\t100\t2\tCMakeFiles/b.dir/lib/ir.cpp.o\tx3\n"
+                   "420\t900\t3\tlib/libtriton.so\tx4\n",
+                   start);
   build_summary().phases.push_back({BuildPhase::pack, start + std::chrono::seconds(1), 0.25});
   return build_summary();
 }
@@ -97,15 +96,13 @@ TEST(BuildTrace, EveryJobAndEveryPhaseIsACompleteEvent) {
 // the jobs' lanes come after the phases'.
 TEST(BuildTrace, ALinkDuringTheCompilesOverlapsThemOnALaneOfItsOwn) {
   TempDir dir;
-  write_file(dir.path() / ".ninja_log", "# ninja log v5\n");
-  const NinjaLogEntries before = ninja_log_entries(dir.path());
-  write_file(dir.path() / ".ninja_log",
-             "# ninja log v5\n0\t500\t1\tCMakeFiles/a.dir/a.cpp.o\tx1\n"
-             "50\t600\t1\tCMakeFiles/b.dir/b.cpp.o\tx2\n100\t300\t2\tlib/liba.a\tx3\n"
-             "600\t900\t3\tlib/libb.so\tx4\n");
   build_summary() = BuildSummary{};
   const WallClock::time_point start = WallClock::now();
-  add_ninja_run(dir.path(), before, start);
+  record_ninja_run(dir.path(), "# ninja log v5\n",
+                   "# ninja log v5\n0\t500\t1\tCMakeFiles/a.dir/a.cpp.o\tx1\n"
+                   "50\t600\t1\tCMakeFiles/b.dir/b.cpp.o\tx2\n100\t300\t2\tlib/liba.a\tx3\n"
+                   "600\t900\t3\tlib/libb.so\tx4\n",
+                   start);
   const nlohmann::json trace = build_trace(build_summary(), {});
   std::vector<std::tuple<std::string, long long, long long, int>> phases;
   int first_job_lane = 1 << 20;

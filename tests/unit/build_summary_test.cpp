@@ -1,4 +1,5 @@
 #include "base/build/build_summary.hpp"
+#include "ninja_run.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -8,6 +9,7 @@
 namespace {
 
 using namespace ascend_setup;
+using test_support::record_ninja_run;
 using test_support::TempDir;
 using test_support::write_file;
 
@@ -58,15 +60,13 @@ TEST(BuildSummary, TheCompileCacheLineOnlyWhenCompilesWentThroughIt) {
 // compile span where the other jobs ran, both named in the line.
 TEST(BuildSummary, ANinjaRunSplitsIntoCompileAndLinkSpans) {
   TempDir dir;
-  write_file(dir.path() / ".ninja_log", "# ninja log v5\n0\t10\t1\tCMakeFiles/x.dir/a.cpp.o\tx1\n");
-  const NinjaLogEntries before = ninja_log_entries(dir.path());
-  write_file(dir.path() / ".ninja_log",
-             "# ninja log v5\n0\t10\t1\tCMakeFiles/x.dir/a.cpp.o\tx1\n"
-             "5\t900\t2\tCMakeFiles/x.dir/b.cpp.o\tx2\n900\t1400\t3\tlib/libx.so\tx3\n"
-             "1000\t1300\t3\tbin/tool\tx4\n");
   build_summary() = BuildSummary{};
   const WallClock::time_point start = WallClock::now();
-  add_ninja_run(dir.path(), before, start);
+  record_ninja_run(dir.path(), "# ninja log v5\n0\t10\t1\tCMakeFiles/x.dir/a.cpp.o\tx1\n",
+                   "# ninja log v5\n0\t10\t1\tCMakeFiles/x.dir/a.cpp.o\tx1\n"
+                   "5\t900\t2\tCMakeFiles/x.dir/b.cpp.o\tx2\n900\t1400\t3\tlib/libx.so\tx3\n"
+                   "1000\t1300\t3\tbin/tool\tx4\n",
+                   start);
   const BuildSummary& summary = build_summary();
   ASSERT_EQ(summary.jobs.size(), 3u);
   EXPECT_EQ(summary.jobs[0].output, "CMakeFiles/x.dir/b.cpp.o");
@@ -90,16 +90,14 @@ TEST(BuildSummary, ANinjaRunSplitsIntoCompileAndLinkSpans) {
 // second between two phases, says "compile and link" for their union.
 TEST(BuildSummary, ALinkDuringTheCompilesIsSaidAsCompileAndLink) {
   TempDir dir;
-  write_file(dir.path() / ".ninja_log", "# ninja log v5\n");
-  const NinjaLogEntries before = ninja_log_entries(dir.path());
-  write_file(dir.path() / ".ninja_log",
-             "# ninja log v5\n0\t500\t1\tCMakeFiles/a.dir/a.cpp.o\tx1\n"
-             "50\t600\t1\tCMakeFiles/b.dir/b.cpp.o\tx2\n100\t300\t2\tlib/liba.a\tx3\n"
-             "600\t900\t3\tlib/libb.so\tx4\n1000\t1200\t4\tCMakeFiles/c.dir/c.cpp.o\tx5\n"
-             "1201\t1300\t4\tCMakeFiles/c.dir/d.cpp.o\tx6\n");
   build_summary() = BuildSummary{};
   const WallClock::time_point start = WallClock::now();
-  add_ninja_run(dir.path(), before, start);
+  record_ninja_run(dir.path(), "# ninja log v5\n",
+                   "# ninja log v5\n0\t500\t1\tCMakeFiles/a.dir/a.cpp.o\tx1\n"
+                   "50\t600\t1\tCMakeFiles/b.dir/b.cpp.o\tx2\n100\t300\t2\tlib/liba.a\tx3\n"
+                   "600\t900\t3\tlib/libb.so\tx4\n1000\t1200\t4\tCMakeFiles/c.dir/c.cpp.o\tx5\n"
+                   "1201\t1300\t4\tCMakeFiles/c.dir/d.cpp.o\tx6\n",
+                   start);
   BuildSummary& summary = build_summary();
   const auto at = [&](long long ms) {
     return start + std::chrono::duration_cast<WallClock::duration>(std::chrono::milliseconds(ms));

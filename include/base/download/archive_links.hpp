@@ -56,4 +56,8 @@ class ArchiveLinks {
   std::map<std::string, std::set<std::string>> walks_of_;   // link -> paths its resolution walked
 };
 
+// The path without `.` and empty parts ("./pkg/lib/" is "pkg/lib"): the form
+// in which an archive's names and links are compared.
+std::filesystem::path plain_path(const std::filesystem::path& path);
+
 }  // namespace ascend_setup

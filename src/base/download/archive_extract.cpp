@@ -38,17 +38,6 @@ bool stays_inside(const fs::path& relative) {
   return true;
 }
 
-// The path without `.` and empty parts ("./pkg/lib/" is "pkg/lib").
-fs::path plain(const fs::path& path) {
-  fs::path out;
-  for (const auto& part : path) {
-    if (part != "." && !part.empty()) {
-      out /= part;
-    }
-  }
-  return out;
-}
-
 // `path` without its first part when that is `member` (all of it when
 // `member` is empty); nullopt when it lies elsewhere.
 std::optional<fs::path> below_member(const fs::path& path, const std::string& member) {
@@ -155,7 +144,7 @@ std::size_t extract_archive(const fs::path& archive_path, const fs::path& direct
       refuse("an entry with an absolute path or a `..` part",
              "it would be written outside " + root.string());
     }
-    const fs::path inside = plain(name);
+    const fs::path inside = plain_path(name);
     const auto relative = below_member(inside, member);
     if (!relative) {
       if (!inside.empty()) {
@@ -170,7 +159,7 @@ std::size_t extract_archive(const fs::path& archive_path, const fs::path& direct
     const mode_t type = libarchive().archive_entry_filetype(entry);
     if (const char* hardlink = libarchive().archive_entry_hardlink(entry); hardlink != nullptr) {
       const auto linked =
-          stays_inside(hardlink) ? below_member(plain(hardlink), member) : std::nullopt;
+          stays_inside(hardlink) ? below_member(plain_path(hardlink), member) : std::nullopt;
       if (!linked || linked->empty()) {
         refuse(std::string("a hard link to '") + hardlink + "'",
                "it would link to a file outside " + root.string());

@@ -14,10 +14,8 @@ constexpr int kMostLinksFollowed = 40;
 
 std::vector<std::string> parts_of(const fs::path& path) {
   std::vector<std::string> parts;
-  for (const auto& part : path) {
-    if (!part.empty() && part != ".") {
-      parts.push_back(part.string());
-    }
+  for (const auto& part : plain_path(path)) {
+    parts.push_back(part.string());
   }
   return parts;
 }
@@ -43,6 +41,16 @@ std::deque<std::string> split(const std::string& target) {
 }
 
 }  // namespace
+
+fs::path plain_path(const fs::path& path) {
+  fs::path out;
+  for (const auto& part : path) {
+    if (part != "." && !part.empty()) {
+      out /= part;
+    }
+  }
+  return out;
+}
 
 std::optional<ArchiveLinks::Parts> ArchiveLinks::resolve(const Parts& from,
                                                          const std::string& target,

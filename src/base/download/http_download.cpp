@@ -656,12 +656,33 @@ class Downloader {
       }
       return;
     }
+    // The ranges not asked for yet are divided among the idle connections
+    // first (a resumed part's one remaining range, say): a range split once
+    // its request is out costs what the server has sent past the split.
+    while (ranged_ && active_transfers() + ready_segments(now) < options_.connections) {
+      size_t largest = segments_.size();
+      for (size_t i = 0; i < segments_.size(); ++i) {
+        const Segment& segment = segments_[i];
+        if (ready(segment, now) && segment.end != kUnknown &&
+            segment.remaining() >= 2 * options_.min_split_bytes &&
+            (largest == segments_.size() || segment.remaining() > segments_[largest].remaining())) {
+          largest = i;
+        }
+      }
+      if (largest == segments_.size()) {
+        break;
+      }
+      Segment& old = segments_[largest];
+      const std::uint64_t middle = old.position() + old.remaining() / 2;
+      Segment split{middle, old.end, 0};
+      old.end = middle;
+      segments_.push_back(split);
+    }
     for (size_t i = 0; i < segments_.size(); ++i) {
       if (active_transfers() >= options_.connections) {
         return;
       }
-      Segment& segment = segments_[i];
-      if (!segment.active && !segment.complete() && now >= segment.not_before) {
+      if (ready(segments_[i], now)) {
         start(i, false);
       }
     }
@@ -684,6 +705,18 @@ class Downloader {
       segments_.push_back(split);
       start(segments_.size() - 1, false);
     }
+  }
+
+  // A range that may be asked for now: not in flight, not complete, past its
+  // backoff.
+  static bool ready(const Segment& segment, Clock::time_point now) {
+    return !segment.active && !segment.complete() && now >= segment.not_before;
+  }
+
+  int ready_segments(Clock::time_point now) const {
+    return static_cast<int>(
+        std::count_if(segments_.begin(), segments_.end(),
+                      [now](const Segment& segment) { return ready(segment, now); }));
   }
 
   std::chrono::milliseconds backoff(int failures) const {

@@ -63,7 +63,7 @@ bool replace_trusted_certificates(const std::string& file, const std::string& di
           : SSL_CTX_load_verify_locations(context, file.empty() ? nullptr : file.c_str(),
                                           directory.empty() ? nullptr : directory.c_str());
   if (loaded != 1) {
-    throw ascend_setup::Error("OpenSSL could not read them");
+    throw ascend_setup::Error("OpenSSL could not read them", ascend_setup::ErrorKind::bad_input);
   }
   return true;
 }
