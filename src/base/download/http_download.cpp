@@ -659,24 +659,10 @@ class Downloader {
     // The ranges not asked for yet are divided among the idle connections
     // first (a resumed part's one remaining range, say): a range split once
     // its request is out costs what the server has sent past the split.
-    while (ranged_ && active_transfers() + ready_segments(now) < options_.connections) {
-      size_t largest = segments_.size();
-      for (size_t i = 0; i < segments_.size(); ++i) {
-        const Segment& segment = segments_[i];
-        if (ready(segment, now) && segment.end != kUnknown &&
-            segment.remaining() >= 2 * options_.min_split_bytes &&
-            (largest == segments_.size() || segment.remaining() > segments_[largest].remaining())) {
-          largest = i;
-        }
-      }
-      if (largest == segments_.size()) {
-        break;
-      }
-      Segment& old = segments_[largest];
-      const std::uint64_t middle = old.position() + old.remaining() / 2;
-      Segment split{middle, old.end, 0};
-      old.end = middle;
-      segments_.push_back(split);
+    while (ranged_ && active_transfers() + ready_segments(now) < options_.connections &&
+           split_largest([now](const Segment& segment) {
+             return ready(segment, now) && segment.end != kUnknown;
+           })) {
     }
     for (size_t i = 0; i < segments_.size(); ++i) {
       if (active_transfers() >= options_.connections) {
@@ -686,25 +672,35 @@ class Downloader {
         start(i, false);
       }
     }
-    while (ranged_ && active_transfers() < options_.connections) {
-      size_t largest = segments_.size();
-      for (size_t i = 0; i < segments_.size(); ++i) {
-        const Segment& segment = segments_[i];
-        if (segment.active && segment.remaining() >= 2 * options_.min_split_bytes &&
-            (largest == segments_.size() || segment.remaining() > segments_[largest].remaining())) {
-          largest = i;
-        }
-      }
-      if (largest == segments_.size()) {
-        return;
-      }
-      Segment& old = segments_[largest];
-      const std::uint64_t middle = old.position() + old.remaining() / 2;
-      Segment split{middle, old.end, 0};
-      old.end = middle;
-      segments_.push_back(split);
+    // A connection still idle takes half of the largest range in flight.
+    while (ranged_ && active_transfers() < options_.connections &&
+           split_largest([](const Segment& segment) { return segment.active; })) {
       start(segments_.size() - 1, false);
     }
+  }
+
+  // Splits the largest range that `eligible` accepts and that holds at least
+  // twice min_split_bytes: its second half becomes a new range at the end of
+  // segments_. False when there is none.
+  template <typename Eligible>
+  bool split_largest(Eligible eligible) {
+    size_t largest = segments_.size();
+    for (size_t i = 0; i < segments_.size(); ++i) {
+      const Segment& segment = segments_[i];
+      if (eligible(segment) && segment.remaining() >= 2 * options_.min_split_bytes &&
+          (largest == segments_.size() || segment.remaining() > segments_[largest].remaining())) {
+        largest = i;
+      }
+    }
+    if (largest == segments_.size()) {
+      return false;
+    }
+    Segment& old = segments_[largest];
+    const std::uint64_t middle = old.position() + old.remaining() / 2;
+    const Segment second{middle, old.end, 0};
+    old.end = middle;
+    segments_.push_back(second);
+    return true;
   }
 
   // A range that may be asked for now: not in flight, not complete, past its
