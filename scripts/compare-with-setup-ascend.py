@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""Compares ascend-setup with the merged Python entry (setup_ascend.py) on a
-real triton-ascend checkout, in every combination of IS_MANYLINUX,
-TRITON_WHEEL_VERSION_SUFFIX and TRITON_BUILD_TD that triton-ascend's CI uses:
-the kwargs setup() would get, and the files the source patches leave.
+"""Compares ascend-setup with the maintainers' Python layer on a real
+triton-ascend checkout, in every combination of IS_MANYLINUX,
+TRITON_WHEEL_VERSION_SUFFIX and TRITON_BUILD_TD that triton-ascend's CI uses
+(and, for the in-tree layer, TRITON_LLVM_SYSTEM_SUFFIX): the kwargs setup()
+would get, and the files the source patches leave (a nested checkout's
+included).
 
   scripts/compare-with-setup-ascend.py TREE [--ascend-setup BIN]
 
-TREE must hold setup_ascend.py. Nothing in TREE is changed:
+TREE holds setup_ascend.py (the merged entry) or the in-tree layer
+(third_party/ascend/build/setup_patch.py, whose activate() hands setup()
+its kwargs). Nothing in TREE is changed:
 each run works on copies under a temporary directory (`git clone` of TREE for
 the checkout case, the files alone for the source-archive case). With
 TRITON_BUILD_TD on, the distributed part's server is out of reach offline and
@@ -61,6 +65,24 @@ setuptools.setup = dump
 sys.argv = ["setup_ascend.py", "--name"]
 runpy.run_path("setup_ascend.py", run_name="__main__")
 """
+
+# The in-tree layer: `python setup.py --name` with setuptools.setup replaced
+# before setup.py runs, so that activate() wraps the printer.
+IN_TREE_DUMP = MERGED_DUMP.split("setuptools.setup = dump")[0] + r"""
+setuptools.setup = dump
+sys.argv = ["setup.py", "--name"]
+sys.path.insert(0, ".")
+runpy.run_path("setup.py", run_name="__main__")
+"""
+
+IN_TREE_PATCH = r"""
+import sys
+sys.path.insert(0, ".")
+from third_party.ascend.build import setup_patch
+setup_patch._apply_triton_ascend_patch()
+"""
+
+NESTED = "third_party/ascend/AscendNPU-IR"
 
 MERGED_PATCH = r"""
 import importlib.util, sys
@@ -125,21 +147,32 @@ def drop_additions(merged, ours):
     return noted
 
 
+def copy_tracked(source, dest):
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=source, capture_output=True,
+                           check=True).stdout.split(b"\0")
+    for name in filter(None, files):
+        path = os.path.join(source, name.decode())
+        if os.path.isfile(path):
+            target = os.path.join(dest, name.decode())
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            shutil.copy2(path, target)
+
+
 def make_copy(source, dest, archive, distributed):
+    nested = os.path.exists(os.path.join(source, NESTED, ".git"))
     if archive:
-        files = subprocess.run(["git", "ls-files", "-z"], cwd=source, capture_output=True,
-                               check=True).stdout.split(b"\0")
-        for name in filter(None, files):
-            path = os.path.join(source, name.decode())
-            if os.path.isfile(path):
-                target = os.path.join(dest, name.decode())
-                os.makedirs(os.path.dirname(target), exist_ok=True)
-                shutil.copy2(path, target)
+        copy_tracked(source, dest)
+        if nested:
+            copy_tracked(os.path.join(source, NESTED), os.path.join(dest, NESTED))
     else:
         subprocess.run(["git", "clone", "-q", "--no-checkout", source, dest], check=True)
         subprocess.run(["git", "-C", dest, "checkout", "-q", "HEAD", "--", "."],
                        check=False, capture_output=True)
         subprocess.run(["git", "-C", dest, "reset", "-q"], check=True)
+        if nested:  # the nested checkout as a repository of its own, as a submodule's
+            shutil.rmtree(os.path.join(dest, NESTED), ignore_errors=True)
+            subprocess.run(["git", "clone", "-q", os.path.join(source, NESTED),
+                            os.path.join(dest, NESTED)], check=True)
     if distributed:
         root = os.path.join(dest, "third_party/ascend/Triton-distributed-ascend/python/triton_dist")
         for sub in ("", "layers", "layers/nested"):
@@ -150,11 +183,12 @@ def make_copy(source, dest, archive, distributed):
 
 def patched_files(tree):
     files = {}
-    for base in ("CMakeLists.txt", "bin", "include", "lib", "python"):
+    for base in ("CMakeLists.txt", "bin", "include", "lib", "python", NESTED):
         top = os.path.join(tree, base)
         walk = [(tree, [], [base])] if os.path.isfile(top) else os.walk(top)
         for dirpath, _, names in walk:
-            if "__pycache__" in dirpath or "/build" in dirpath[len(tree):]:
+            if ("__pycache__" in dirpath or "/build" in dirpath[len(tree):]
+                    or "/.git" in dirpath[len(tree):]):
                 continue
             for name in names:
                 path = os.path.join(dirpath, name)
@@ -175,15 +209,24 @@ def main():
                 if not k.startswith(("TRITON_", "IS_MANYLINUX", "ASCEND_SETUP"))}
     base_env.update({"LLVM_SYSPATH": "/nonexistent-llvm", "TRITON_OFFLINE_BUILD": "1"})
     failures = 0
-    combos = itertools.product([None, "1"], [None, "rc1", "+ci7"], ["OFF", "ON"])
-    for manylinux, suffix, td in combos:
+    in_tree = os.path.isfile(os.path.join(tree, "third_party/ascend/build/setup_patch.py"))
+    dump_layer, patch_layer = (IN_TREE_DUMP, IN_TREE_PATCH) if in_tree else (MERGED_DUMP,
+                                                                             MERGED_PATCH)
+    combos = [c + (None,) for c in itertools.product([None, "1"], [None, "rc1", "+ci7"],
+                                                     ["OFF", "ON"])]
+    if in_tree:
+        combos += [(None, None, "OFF", "ubuntu-arm64"), ("1", None, "OFF", "almalinux-x64")]
+    for manylinux, suffix, td, llvm_suffix in combos:
         env = dict(base_env, TRITON_BUILD_TD=td)
+        if llvm_suffix:
+            env["TRITON_LLVM_SYSTEM_SUFFIX"] = llvm_suffix
         if manylinux:
             env["IS_MANYLINUX"] = manylinux
         if suffix:
             env["TRITON_WHEEL_VERSION_SUFFIX"] = suffix
         archive = td == "ON"  # for the kwargs; patches always on checkouts
         label = (f"IS_MANYLINUX={manylinux or '-'} SUFFIX={suffix or '-'} TD={td}"
+                 f"{' LLVM_SUFFIX=' + llvm_suffix if llvm_suffix else ''}"
                  f" ({'source archive' if archive else 'git checkout'})")
         with tempfile.TemporaryDirectory() as work:
             merged, ours = os.path.join(work, "merged"), os.path.join(work, "ours")
@@ -192,7 +235,7 @@ def main():
             patch_merged_tree, patch_ours_tree = (os.path.join(work, "pm"), os.path.join(work, "po"))
             for dest in (patch_merged_tree, patch_ours_tree):
                 make_copy(tree, dest, False, False)
-            merged_run = run([sys.executable, "-c", MERGED_DUMP], merged, env)
+            merged_run = run([sys.executable, "-c", dump_layer], merged, env)
             # The interpreter running this script for both (else python3 on PATH).
             ours_run = run([binary, "--python", sys.executable, "--dump-kwargs"], ours, env)
             if "@@KWARGS@@" not in merged_run.stdout or ours_run.returncode != 0:
@@ -208,7 +251,7 @@ def main():
             differing = sorted(k for k in set(merged_kwargs) | set(ours_kwargs)
                                if merged_kwargs.get(k) != ours_kwargs.get(k))
 
-            patch_merged = run([sys.executable, "-c", MERGED_PATCH], patch_merged_tree, env)
+            patch_merged = run([sys.executable, "-c", patch_layer], patch_merged_tree, env)
             patch_ours = run([binary, "--apply-patches"], patch_ours_tree, env)
             if patch_merged.returncode != 0 or patch_ours.returncode != 0:
                 print(f"{label}: patching failed: merged {patch_merged.stderr[-1500:]}"

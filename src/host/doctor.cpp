@@ -19,6 +19,7 @@
 #include <pybind11/pybind11.h>
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 namespace py = pybind11;
@@ -28,8 +29,48 @@ namespace ascend_setup {
 
 namespace {
 
-const char* const group_order[] = {"setup.py", "patch points", "imports",
-                                   "version",  "patches",      "cmake"};
+const char* const group_order[] = {"setup.py", "patch points", "imports", "version",
+                                   "patches",  "tools",        "cmake"};
+
+// Whether `text` mentions `name` as a whole CMake word (not part of a longer
+// target name such as triton-opt-extra).
+bool mentions_target(const std::string& text, const std::string& name) {
+  auto word = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-' || c == '.';
+  };
+  for (auto at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+    const bool starts = at == 0 || !word(text[at - 1]);
+    const bool ends = at + name.size() == text.size() || !word(text[at + name.size()]);
+    if (starts && ends) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Every CMake file of the tree (CMakeLists.txt, *.cmake), build and hidden
+// directories left out, read once.
+std::vector<std::string> cmake_files(const fs::path& root) {
+  std::vector<std::string> texts;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec),
+       end;
+       !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (it->is_directory(ec)) {
+      if (name.starts_with('.') || name.starts_with("build") || name == "__pycache__") {
+        it.disable_recursion_pending();
+      }
+      continue;
+    }
+    if (name == "CMakeLists.txt" || it->path().extension() == ".cmake") {
+      if (auto text = read_whole_file(it->path())) {
+        texts.push_back(std::move(*text));
+      }
+    }
+  }
+  return texts;
+}
 
 std::string python_error_line(py::error_already_set& error) {
   return py::str(py::type::of(error.value()).attr("__name__")).cast<std::string>() + ": " +
@@ -52,6 +93,7 @@ class Doctor {
     report_.layer = describe_layer();
     check_version_files();
     check_patches();
+    check_tools();
     check_cmake();
     std::stable_sort(report_.findings.begin(), report_.findings.end(),
                      [](const DoctorFinding& a, const DoctorFinding& b) {
@@ -176,9 +218,15 @@ class Doctor {
         }
         continue;
       }
+      if (!entry->checkout.empty() && !fs::is_directory(root_ / entry->checkout)) {
+        add("patches", "missing-checkout", entry->checkout,
+            relative + " applies inside " + entry->checkout + ", which is missing");
+        continue;
+      }
       std::vector<DiffFile> files;
       try {
         files = parse_unified_diff(*text, relative);
+        place_under(files, entry->checkout);
       } catch (const Error& error) {
         add("patches", "malformed-patch", relative, error.what());
         continue;
@@ -206,6 +254,7 @@ class Doctor {
         }
       }
     }
+    check_unused_patches();
     if (!repo) {
       return;
     }
@@ -224,6 +273,52 @@ class Doctor {
     } catch (const Error& error) {
       add("patches", "status-unknown", profile_.patches.directory,
           std::string("the patch state cannot be worked out: ") + error.what());
+    }
+  }
+
+  // A patch in the patch directory that the profile applies in no mode (the
+  // LLVM patches, which name the LLVM package, aside): a patch of another
+  // line, or a nested one the profile does not know.
+  void check_unused_patches() {
+    std::set<std::string> named;
+    for (const ProfilePatchFile& patch_file : profile_patch_files(profile_, std::nullopt)) {
+      named.insert(patch_file.relative.lexically_normal().string());
+    }
+    std::error_code ec;
+    std::vector<std::string> unused;
+    for (fs::directory_iterator it(root_ / profile_.patches.directory, ec), end; !ec && it != end;
+         it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      const fs::path relative = (fs::path(profile_.patches.directory) / name).lexically_normal();
+      const bool llvm = fs::path(profile_.llvm.patch_dir).lexically_normal() ==
+                            fs::path(profile_.patches.directory).lexically_normal() &&
+                        name.starts_with(profile_.llvm.patch_prefix);
+      if (it->path().extension() == ".patch" && !llvm && named.count(relative.string()) == 0) {
+        unused.push_back(relative.string());
+      }
+    }
+    std::sort(unused.begin(), unused.end());
+    for (const std::string& relative : unused) {
+      add("patches", "unused-patch", relative,
+          relative + " is in the patch directory, but the profile " + profile_.name +
+              " applies it in no build mode (a patch of another upstream version, or one the "
+              "profile lacks under [patches])");
+    }
+  }
+
+  // Each tool the profile copies next to the extension must be a target of
+  // the tree's CMake project: one that no CMake file names is not built.
+  void check_tools() {
+    const std::vector<std::string> texts = cmake_files(root_);
+    for (const std::string& tool : profile_.build.tools) {
+      const std::string target = fs::path(tool).filename().string();
+      if (std::none_of(texts.begin(), texts.end(),
+                       [&](const std::string& text) { return mentions_target(text, target); })) {
+        add("tools", "tool-not-built", tool,
+            tool + " ([build] tools of the profile) is built by no CMake file of the tree: no "
+                   "target " +
+                target + " (a tool upstream dropped?)");
+      }
     }
   }
 

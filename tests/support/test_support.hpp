@@ -116,8 +116,9 @@ fs::path write_profile(const fs::path& path,
                        const std::vector<std::pair<std::string, std::string>>& replacements,
                        std::string_view base = {});
 
-// The built-in profile of the in-tree layer (its [layer] form is "in-tree"):
-// the default one's values plus the newer layer's (NPUIR, BishengIR, ...).
+// The built-in profile of the 3.6.0 in-tree layer (its [layer] form is
+// "in-tree"): the default one's values plus the newer layer's (NPUIR,
+// BishengIR, ...).
 std::string_view in_tree_profile_text();
 
 // An example-tree copy made a tree of the in-tree form that adopted

@@ -84,11 +84,11 @@ TEST_F(LlvmPackageTest, NoAscendBuildMeansUpstream) {
 // 2.34 > 2.28) takes the almalinux build, whose ubuntu twin needs glibc 2.35.
 TEST_F(LlvmPackageTest, InTreeLayerTakesTheAlmalinuxBuildOnAlmalinuxWhateverItsGlibc) {
   for (const BuiltinProfile& builtin : builtin_profiles()) {
-    if (builtin.file.find("in-tree") != std::string_view::npos) {
+    if (builtin.file == "triton-ascend-3.6.0-in-tree.toml") {
       profile = parse_profile(builtin.text, std::string(builtin.file)).llvm;
     }
   }
-  ASSERT_FALSE(profile.x64_os_suffixes.empty()) << "no built-in in-tree profile";
+  ASSERT_FALSE(profile.x64_os_suffixes.empty()) << "no built-in 3.6.0 in-tree profile";
   EXPECT_EQ(name_for({"Linux", "x86_64", "2.34", "almalinux"}),
             "llvm-f6ded0b5-00000000-almalinux-x64");
   EXPECT_EQ(name_for({"Linux", "x86_64", "2.34", "debian"}), "llvm-f6ded0b5-00000000-ubuntu-x64");
@@ -100,6 +100,29 @@ TEST_F(LlvmPackageTest, InTreeLayerTakesTheAlmalinuxBuildOnAlmalinuxWhateverItsG
   profile = parse_profile(builtin_profile_text(), "built-in profile").llvm;
   EXPECT_EQ(name_for({"Linux", "x86_64", "2.34", "almalinux"}),
             "llvm-f6ded0b5-00000000-ubuntu-x64");
+}
+
+// The 3.7.0 layer's rule (setup_patch.py at li-lizhe/triton-ascend ee05fd4):
+// no exception for AlmaLinux on x64, glibc alone decides; arm64 still tells
+// AlmaLinux from the rest.
+TEST_F(LlvmPackageTest, TheLine370TakesTheBuildByGlibcOnX64AndByTheSystemOnArm64) {
+  for (const BuiltinProfile& builtin : builtin_profiles()) {
+    if (builtin.file == "triton-ascend-3.7.0-in-tree.toml") {
+      profile = parse_profile(builtin.text, std::string(builtin.file)).llvm;
+    }
+  }
+  ASSERT_EQ(profile.ubuntu_min_glibc, 229) << "no built-in 3.7.0 profile";
+  EXPECT_TRUE(profile.x64_os_suffixes.empty());
+  EXPECT_EQ(name_for({"Linux", "x86_64", "2.34", "almalinux"}),
+            "llvm-f6ded0b5-00000000-ubuntu-x64");
+  EXPECT_EQ(name_for({"Linux", "x86_64", "2.28", "almalinux"}),
+            "llvm-f6ded0b5-00000000-almalinux-x64");
+  EXPECT_EQ(name_for({"Linux", "aarch64", "2.34", "almalinux"}),
+            "llvm-f6ded0b5-00000000-almalinux-arm64");
+  EXPECT_EQ(name_for({"Linux", "aarch64", "2.35", "ubuntu"}),
+            "llvm-f6ded0b5-00000000-ubuntu-arm64");
+  EXPECT_EQ(name_for({"Linux", "x86_64", "2.34", "almalinux"}, "forced"),
+            "llvm-f6ded0b5-00000000-forced");
 }
 
 // std::stoi threw std::out_of_range for a glibc component too large for an int.

@@ -21,6 +21,7 @@ struct GitApplyOptions {
   ApplyDirection direction = ApplyDirection::forward;
   ApplyAction action = ApplyAction::write;
   std::vector<std::string> only;  // tree-relative paths to limit it to; empty: all
+  std::string directory;  // the patch's paths are relative to it (`--directory`); empty: the root
 };
 
 // Applies `text` to the files under `scratch` as `options` say. A malformed

@@ -77,7 +77,9 @@ class SourceRepo {
   std::optional<std::string> branch() const;
 
   // The bytes of `path` (relative to the work tree) in HEAD's commit, or
-  // nullopt when HEAD has no commit or no such file.
+  // nullopt when HEAD has no commit or no such file. A path inside a nested
+  // checkout (a submodule's work tree, or a repository placed inside this
+  // one) is read from that checkout's HEAD.
   std::optional<std::string> committed_file(const std::string& path) const;
 
   // Makes sure the submodule at `path` (relative to the work tree) is checked
@@ -137,6 +139,7 @@ class SourceRepo {
 
  private:
   explicit SourceRepo(git_repository* repo);
+  std::optional<std::string> nested_committed_file(const std::string& path) const;
   std::shared_ptr<git_repository> repo_;
 };
 

@@ -42,4 +42,9 @@ struct DiffFile {
 // naming `origin` when the text is no patch (see above).
 std::vector<DiffFile> parse_unified_diff(const std::string& text, const std::string& origin);
 
+// Each path of `files` taken as relative to `directory` (tree-relative, as
+// the profile's nested checkouts are), as `git apply --directory` reads a
+// patch made inside a nested checkout. An empty `directory` changes nothing.
+void place_under(std::vector<DiffFile>& files, const std::string& directory);
+
 }  // namespace ascend_setup

@@ -1,6 +1,7 @@
 // The Ascend patch files a profile names, in application order: those one
-// build mode applies (main; dev too in a dev build), or all of them for the
-// checks that look at every patch (the engine's undo, the doctor).
+// build mode applies (main; dev too in a dev build; then the nested ones,
+// each inside its checkout, in every mode), or all of them for the checks
+// that look at every patch (the engine's undo, the doctor).
 #pragma once
 
 #include "base/layer/build_mode.hpp"
@@ -14,7 +15,7 @@
 namespace ascend_setup {
 
 struct ProfilePatchFile {
-  std::string role;                // "main" or "dev"
+  std::string role;                // "main", "dev" or "nested"
   const PatchFile* entry;          // the profile's entry (file name, optional)
   std::filesystem::path relative;  // <patches.directory>/<file>, tree-relative
 };

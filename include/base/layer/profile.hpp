@@ -21,6 +21,9 @@ namespace ascend_setup {
 struct PatchFile {
   std::string file;
   bool optional = false;
+  // A nested patch's checkout (tree-relative): its paths are relative to it
+  // (`git apply --directory`); empty for the main and dev patches.
+  std::string checkout;
   bool operator==(const PatchFile&) const = default;
 };
 
@@ -108,6 +111,9 @@ struct Profile {
   struct Patches {
     std::string directory;
     PatchFile main, dev;
+    // Applied after main (and dev) in every build mode, each inside its
+    // checkout (e.g. AscendNPU-IR's); none by default.
+    std::vector<PatchFile> nested;
     bool operator==(const Patches&) const = default;
   } patches;
 

@@ -48,6 +48,8 @@ class TableReader {
   TableReader table(const std::string& key);
   // Absent: nullopt.
   std::optional<TableReader> optional_table(const std::string& key);
+  // An array of inline tables; absent: empty.
+  std::vector<TableReader> optional_table_array(const std::string& key);
   // Every key of this table, each an array of inline tables.
   std::vector<std::pair<std::string, std::vector<TableReader>>> array_tables();
 
@@ -60,6 +62,7 @@ class TableReader {
   const toml::node* find(const std::string& key);
   const toml::node& require(const std::string& key);
   std::vector<std::string> string_array(const toml::node& node, const std::string& key);
+  std::vector<TableReader> table_array(const toml::node& node, const std::string& key);
   [[noreturn]] void fail(const toml::node& node, const std::string& key,
                          const std::string& what) const;
   std::string qualified(const std::string& key) const;

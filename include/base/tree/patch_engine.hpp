@@ -74,6 +74,7 @@ class PatchEngine {
   struct Analysis;
 
   std::vector<Patch> wanted_patches() const;  // read and hashed, not parsed
+  void require_checkout(const PatchFile& entry, const std::filesystem::path& patch) const;
   // The analysis, step by step: what may be applied, the files copied into
   // the scratch directory, the candidates undone there, the wanted applied.
   Analysis analyse(const std::vector<Patch>& wanted) const;

@@ -1,8 +1,8 @@
 // What the patch engine knows of a patch, and its record of what it applied.
 //
 // The record lives in the engine's state directory: state.json (format, mode,
-// the applied patches' names and hashes, the hash of every file they touch as
-// written) and applied/<name> (the texts), so that a run with nothing changed
+// the applied patches' names, hashes and nested checkouts, the hash of every
+// file they touch as written) and applied/<name> (the texts), so that a run with nothing changed
 // reads a few files and starts no process, and so that a changed patch can be
 // undone with its old text. A record that is incomplete or unreadable is
 // ignored with a warning (the engine then works the state out from the files).
@@ -23,16 +23,22 @@ struct PatchText {
   std::filesystem::path origin;  // for messages: the profile's file or the recorded copy
   std::string text;
   std::string sha256;
-  std::vector<DiffFile> diff;      // its files and hunks (parse_files)
+  std::vector<DiffFile> diff;      // its files and hunks (parse_files), tree-relative
   std::vector<std::string> files;  // tree-relative paths it touches, in patch order
   std::set<std::string> created;   // files it adds
+  // A nested patch's checkout (tree-relative; empty for the tree's own
+  // patches): the patch's paths are relative to it, as `git apply --directory`
+  // reads them; `diff` and `files` have it in front.
+  std::string checkout;
 
   bool touches(const std::string& file) const;
 
   // The text and its hash only: all the no-change check needs.
-  static PatchText read(std::string name, std::filesystem::path origin, std::string text);
+  static PatchText read(std::string name, std::filesystem::path origin, std::string text,
+                        std::string checkout = {});
   // read(), then parse_files().
-  static PatchText parse(std::string name, std::filesystem::path origin, std::string text);
+  static PatchText parse(std::string name, std::filesystem::path origin, std::string text,
+                         std::string checkout = {});
   // Fills `diff`, `files` and `created` with parse_unified_diff (libgit2's
   // parser, whose start-up costs milliseconds: not on the no-change path).
   // Throws Error(bad_input) naming `origin` when the text is no patch.

@@ -31,6 +31,9 @@ GitApplyResult git_apply(const std::filesystem::path& scratch, const std::string
   if (options.action == ApplyAction::check_only) {
     spec.argv.emplace_back("--check");
   }
+  if (!options.directory.empty()) {
+    spec.argv.push_back("--directory=" + options.directory);
+  }
   for (const auto& file : options.only) {
     spec.argv.push_back("--include=" + exact_glob(file));
   }

@@ -417,16 +417,34 @@ std::optional<std::string> SourceRepo::branch() const {
 std::optional<std::string> SourceRepo::committed_file(const std::string& path) const {
   git_object* object = nullptr;
   const std::string spec = "HEAD:" + path;
-  if (git_revparse_single(&object, repo_.get(), spec.c_str()) != 0) {
+  if (git_revparse_single(&object, repo_.get(), spec.c_str()) == 0) {
+    std::unique_ptr<git_object, decltype(&git_object_free)> guard(object, git_object_free);
+    if (git_object_type(object) != GIT_OBJECT_BLOB) {
+      return std::nullopt;
+    }
+    const auto* blob = reinterpret_cast<const git_blob*>(object);
+    return std::string(static_cast<const char*>(git_blob_rawcontent(blob)),
+                       static_cast<size_t>(git_blob_rawsize(blob)));
+  }
+  return nested_committed_file(path);
+}
+
+// A file inside a nested checkout (a submodule, or a repository placed in
+// the work tree): its HEAD's content, from the outermost nested repository
+// on the path.
+std::optional<std::string> SourceRepo::nested_committed_file(const std::string& path) const {
+  const char* workdir = git_repository_workdir(repo_.get());
+  if (workdir == nullptr) {
     return std::nullopt;
   }
-  std::unique_ptr<git_object, decltype(&git_object_free)> guard(object, git_object_free);
-  if (git_object_type(object) != GIT_OBJECT_BLOB) {
-    return std::nullopt;
+  for (auto slash = path.find('/'); slash != std::string::npos; slash = path.find('/', slash + 1)) {
+    const std::filesystem::path checkout = std::filesystem::path(workdir) / path.substr(0, slash);
+    if (std::filesystem::exists(std::filesystem::symlink_status(checkout / ".git"))) {
+      const auto nested = open(checkout);
+      return nested ? nested->committed_file(path.substr(slash + 1)) : std::nullopt;
+    }
   }
-  const auto* blob = reinterpret_cast<const git_blob*>(object);
-  return std::string(static_cast<const char*>(git_blob_rawcontent(blob)),
-                     static_cast<size_t>(git_blob_rawsize(blob)));
+  return std::nullopt;
 }
 
 void SourceRepo::ensure_submodule(const std::string& path, const NetworkSettings& network) const {

@@ -148,4 +148,15 @@ std::vector<DiffFile> parse_unified_diff(const std::string& text, const std::str
   return files;
 }
 
+void place_under(std::vector<DiffFile>& files, const std::string& directory) {
+  if (directory.empty()) {
+    return;
+  }
+  const std::string prefix = directory.ends_with('/') ? directory : directory + "/";
+  for (DiffFile& file : files) {
+    file.path = prefix + file.path;
+    file.old_path = prefix + file.old_path;
+  }
+}
+
 }  // namespace ascend_setup

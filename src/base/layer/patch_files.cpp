@@ -10,6 +10,9 @@ std::vector<ProfilePatchFile> profile_patch_files(const Profile& profile,
   if (!mode || *mode == BuildMode::dev) {
     files.push_back({"dev", &profile.patches.dev, directory / profile.patches.dev.file});
   }
+  for (const PatchFile& nested : profile.patches.nested) {
+    files.push_back({"nested", &nested, directory / nested.file});
+  }
   return files;
 }
 

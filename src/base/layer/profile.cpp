@@ -120,10 +120,29 @@ PatchFile read_patch_file(TableReader table) {
   return patch;
 }
 
+// A nested checkout is a directory under the tree: relative, no `..` part.
+bool inside_the_tree(const std::string& path) {
+  const std::filesystem::path relative(path);
+  return !path.empty() && relative.is_relative() &&
+         std::none_of(relative.begin(), relative.end(),
+                      [](const std::filesystem::path& part) { return part == ".."; });
+}
+
 void read_patches(TableReader table, Profile& profile) {
   profile.patches.directory = table.string("directory");
   profile.patches.main = read_patch_file(table.table("main"));
   profile.patches.dev = read_patch_file(table.table("dev"));
+  for (TableReader entry : table.optional_table_array("nested")) {
+    PatchFile patch;
+    patch.file = entry.string("file");
+    patch.optional = entry.boolean("optional", false);
+    patch.checkout = entry.string("checkout");
+    if (!inside_the_tree(patch.checkout)) {
+      entry.fail_key("checkout", "expected a directory under the tree (relative, no '..')");
+    }
+    entry.finish();
+    profile.patches.nested.push_back(std::move(patch));
+  }
   table.finish();
 }
 

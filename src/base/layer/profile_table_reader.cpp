@@ -129,26 +129,35 @@ std::optional<TableReader> TableReader::optional_table(const std::string& key) {
   return table(key);
 }
 
+std::vector<TableReader> TableReader::optional_table_array(const std::string& key) {
+  const toml::node* node = find(key);
+  return node == nullptr ? std::vector<TableReader>() : table_array(*node, key);
+}
+
 std::vector<std::pair<std::string, std::vector<TableReader>>> TableReader::array_tables() {
   std::vector<std::pair<std::string, std::vector<TableReader>>> result;
   for (const auto& [name, node] : table_) {
     const std::string name_text(name.str());
     used_.insert(name_text);
-    const auto* array = node.as_array();
-    if (array == nullptr) {
-      fail(node, name_text, "expected an array of tables");
-    }
-    std::vector<TableReader> entries;
-    for (const toml::node& item : *array) {
-      const auto* inner = item.as_table();
-      if (inner == nullptr) {
-        fail(item, name_text, "expected an array of tables");
-      }
-      entries.emplace_back(*inner, qualified(name_text), source_);
-    }
-    result.emplace_back(name_text, std::move(entries));
+    result.emplace_back(name_text, table_array(node, name_text));
   }
   return result;
+}
+
+std::vector<TableReader> TableReader::table_array(const toml::node& node, const std::string& key) {
+  const auto* array = node.as_array();
+  if (array == nullptr) {
+    fail(node, key, "expected an array of tables");
+  }
+  std::vector<TableReader> entries;
+  for (const toml::node& item : *array) {
+    const auto* inner = item.as_table();
+    if (inner == nullptr) {
+      fail(item, key, "expected an array of tables");
+    }
+    entries.emplace_back(*inner, qualified(key), source_);
+  }
+  return entries;
 }
 
 void TableReader::fail_key(const std::string& key, const std::string& what) const {

@@ -54,7 +54,7 @@ std::optional<fs::path> bishengir_payload_source(const fs::path& tree_root,
   if (const auto given = env_value(EnvVar::bishengir_path, &profile); given && !given->empty()) {
     return fs::absolute(*given);
   }
-  if (env_on(EnvVar::npuir, profile)) {
+  if (env_on(EnvVar::npuir, profile) && !profile.bishengir.source.empty()) {
     return tree_root / profile.bishengir.source;
   }
   return std::nullopt;

@@ -57,6 +57,15 @@ int hunk_line(const HunkResult& hunk) {
       .value_or(0);
 }
 
+// `git apply` of one of the engine's patches (inside its checkout when nested).
+GitApplyResult apply_patch(const fs::path& scratch, const PatchText& patch,
+                           ApplyDirection direction = ApplyDirection::forward,
+                           ApplyAction action = ApplyAction::write,
+                           std::vector<std::string> only = {}) {
+  return git_apply(scratch, patch.text, patch.origin,
+                   {direction, action, std::move(only), patch.checkout});
+}
+
 }  // namespace
 
 std::string_view to_string(FileStatus status) {
@@ -136,9 +145,28 @@ std::vector<PatchText> PatchEngine::wanted_patches() const {
                       "; mark it optional there if a tree may lack it)",
                   ErrorKind::bad_input);
     }
-    patches.push_back(Patch::read(patch_file.entry->file, path, *text));
+    require_checkout(*patch_file.entry, path);
+    patches.push_back(Patch::read(patch_file.entry->file, path, *text, patch_file.entry->checkout));
   }
   return patches;
+}
+
+// A nested patch applies inside its checkout, which must hold files: a
+// missing directory or an empty one (a submodule not checked out) stops the
+// run before anything is read or written.
+void PatchEngine::require_checkout(const PatchFile& entry, const fs::path& patch) const {
+  if (entry.checkout.empty()) {
+    return;
+  }
+  const fs::path checkout = tree_root_ / entry.checkout;
+  std::error_code ec;
+  if (!fs::is_directory(checkout, ec) || fs::is_empty(checkout, ec)) {
+    throw Error("the checkout " + entry.checkout + " that the Ascend patch " + patch.string() +
+                    " applies inside is " + (fs::exists(checkout, ec) ? "empty" : "missing") +
+                    " (named by the profile " + profile_.source +
+                    "); check it out first, e.g. git submodule update --init " + entry.checkout,
+                ErrorKind::bad_input);
+  }
 }
 
 // The patches that may be applied now: those of the record, else (no record)
@@ -160,7 +188,8 @@ std::vector<PatchText> PatchEngine::candidates(const std::vector<Patch>& wanted)
       continue;
     }
     try {
-      candidates.push_back(Patch::parse(patch_file.entry->file, path, *text));
+      candidates.push_back(
+          Patch::parse(patch_file.entry->file, path, *text, patch_file.entry->checkout));
     } catch (const Error& error) {
       if (patch_file.role == "main") {
         throw;
@@ -199,9 +228,7 @@ void PatchEngine::copy_files(Analysis& analysis, const std::vector<Patch>& wante
 void PatchEngine::undo_candidates(Analysis& analysis) const {
   const fs::path& scratch = analysis.scratch.path();
   for (auto patch = analysis.candidates.rbegin(); patch != analysis.candidates.rend(); ++patch) {
-    if (analysis.all_open(*patch) && git_apply(scratch, patch->text, patch->origin,
-                                               {ApplyDirection::reverse, ApplyAction::write, {}})
-                                         .ok) {
+    if (analysis.all_open(*patch) && apply_patch(scratch, *patch, ApplyDirection::reverse).ok) {
       for (const auto& file : patch->files) {
         analysis.found_applied(file, *patch);
       }
@@ -211,12 +238,10 @@ void PatchEngine::undo_candidates(Analysis& analysis) const {
       if (!analysis.open(file)) {
         continue;
       }
-      if (git_apply(scratch, patch->text, patch->origin,
-                    {ApplyDirection::reverse, ApplyAction::write, {file}})
-              .ok) {
+      if (apply_patch(scratch, *patch, ApplyDirection::reverse, ApplyAction::write, {file}).ok) {
         analysis.found_applied(file, *patch);
-      } else if (!git_apply(scratch, patch->text, patch->origin,
-                            {ApplyDirection::forward, ApplyAction::check_only, {file}})
+      } else if (!apply_patch(scratch, *patch, ApplyDirection::forward, ApplyAction::check_only,
+                              {file})
                       .ok) {
         analysis.failed(*patch, file, true);  // neither applied nor applicable
       }
@@ -228,13 +253,12 @@ void PatchEngine::undo_candidates(Analysis& analysis) const {
 void PatchEngine::apply_wanted(Analysis& analysis, const std::vector<Patch>& wanted) const {
   const fs::path& scratch = analysis.scratch.path();
   for (const auto& patch : wanted) {
-    if (analysis.all_open(patch) && git_apply(scratch, patch.text, patch.origin).ok) {
+    if (analysis.all_open(patch) && apply_patch(scratch, patch).ok) {
       continue;
     }
     for (const auto& file : patch.files) {
-      if (analysis.open(file) && !git_apply(scratch, patch.text, patch.origin,
-                                            {ApplyDirection::forward, ApplyAction::write, {file}})
-                                      .ok) {
+      if (analysis.open(file) &&
+          !apply_patch(scratch, patch, ApplyDirection::forward, ApplyAction::write, {file}).ok) {
         analysis.failed(patch, file, false);
       }
     }
@@ -346,9 +370,8 @@ PatchOutcome PatchEngine::reconcile(const std::vector<Patch>& wanted, bool force
       }
       write_whole_file(scratch / file, *committed);
       for (const auto& patch : wanted) {
-        if (patch.touches(file) && !git_apply(scratch, patch.text, patch.origin,
-                                              {ApplyDirection::forward, ApplyAction::write, {file}})
-                                        .ok) {
+        if (patch.touches(file) &&
+            !apply_patch(scratch, patch, ApplyDirection::forward, ApplyAction::write, {file}).ok) {
           throw Error("the patch " + patch.origin.string() + " does not apply to the committed " +
                           file + " either: the patch does not fit this tree",
                       ErrorKind::patch_conflict);

@@ -28,20 +28,24 @@ bool PatchText::touches(const std::string& file) const {
   return std::find(files.begin(), files.end(), file) != files.end();
 }
 
-PatchText PatchText::read(std::string name, fs::path origin, std::string text) {
-  PatchText patch{std::move(name), std::move(origin), std::move(text), {}, {}, {}, {}};
+PatchText PatchText::read(std::string name, fs::path origin, std::string text,
+                          std::string checkout) {
+  PatchText patch{std::move(name), std::move(origin), std::move(text), {}, {}, {}, {},
+                  std::move(checkout)};
   patch.sha256 = sha256_hex(patch.text);
   return patch;
 }
 
-PatchText PatchText::parse(std::string name, fs::path origin, std::string text) {
-  PatchText patch = read(std::move(name), std::move(origin), std::move(text));
+PatchText PatchText::parse(std::string name, fs::path origin, std::string text,
+                           std::string checkout) {
+  PatchText patch = read(std::move(name), std::move(origin), std::move(text), std::move(checkout));
   patch.parse_files();
   return patch;
 }
 
 void PatchText::parse_files() {
   diff = parse_unified_diff(text, origin.string());
+  place_under(diff, checkout);
   files.clear();
   created.clear();
   for (const DiffFile& file : diff) {
@@ -76,7 +80,8 @@ std::vector<PatchText> PatchRecord::patches() const {
                      state_dir_.string());
         return {};
       }
-      patches.push_back(PatchText::parse(name, copy, *patch_text));
+      patches.push_back(
+          PatchText::parse(name, copy, *patch_text, entry.value("checkout", std::string())));
     }
   } catch (const nlohmann::json::exception&) {
     spdlog::warn("the record of applied patches {} is unreadable: ignored",
@@ -100,7 +105,8 @@ bool PatchRecord::matches(const std::vector<PatchText>& wanted, const fs::path& 
   for (size_t i = 0; i < wanted.size(); ++i) {
     const auto& entry = state["patches"][i];
     if (entry.value("name", "") != wanted[i].name ||
-        entry.value("sha256", "") != wanted[i].sha256) {
+        entry.value("sha256", "") != wanted[i].sha256 ||
+        entry.value("checkout", "") != wanted[i].checkout) {
       return false;
     }
   }
@@ -125,7 +131,11 @@ void PatchRecord::save(const std::vector<PatchText>& wanted, BuildMode mode,
   std::set<std::string> seen;
   for (const auto& patch : wanted) {
     write_whole_file(state_dir_ / "applied" / patch.name, patch.text);
-    state["patches"].push_back({{"name", patch.name}, {"sha256", patch.sha256}});
+    nlohmann::json entry = {{"name", patch.name}, {"sha256", patch.sha256}};
+    if (!patch.checkout.empty()) {
+      entry["checkout"] = patch.checkout;
+    }
+    state["patches"].push_back(std::move(entry));
     for (const auto& file : patch.files) {
       if (seen.insert(file).second) {
         state["files"].push_back(

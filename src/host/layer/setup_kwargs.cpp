@@ -37,7 +37,9 @@ py::dict rewrite_setup_kwargs(const py::dict& captured, const py::object& module
   const auto readme = tree_root / profile.metadata.readme;
   if (auto text = read_whole_file(readme)) {
     kwargs["long_description"] = py::str(*text);
-    kwargs["long_description_content_type"] = profile.metadata.readme_content_type;
+    if (!profile.metadata.readme_content_type.empty()) {
+      kwargs["long_description_content_type"] = profile.metadata.readme_content_type;
+    }
   } else {
     spdlog::warn("{} not found: keeping upstream's long_description", readme.string());
   }
