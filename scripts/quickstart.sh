@@ -163,19 +163,23 @@ case "$mode" in
       "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG" "-DASCEND_SETUP_PYTHONS=$python_for_host" \
       -DASCEND_SETUP_TESTS=OFF -DASCEND_SETUP_BENCH=OFF -DASCEND_SETUP_WERROR=OFF >&2
     cmake --build "$build" >&2
-    # The example tree is built in a copy under the build directory, so the
+    # The example trees, one per upstream line (3.6.0, and 3.7.0 with its
+    # nested AscendNPU-IR patch), each built by the same binary with its own
+    # profile and no option, in a copy under the build directory, so the
     # checkout stays clean and rebuilds are incremental.
-    tree="$build/example/triton-3.6"
-    mkdir -p "$tree"
-    cp -R -u "$root/examples/triton-3.6/." "$tree/"
     export LLVM_SYSPATH="$root/examples/stub-llvm" TRITON_OFFLINE_BUILD=1
     export TRITON_HOME="$build/example/home"
     # Debian's python3 (it has setuptools, wheel and pybind11), unless a venv is active.
     python=()
     [ -n "${VIRTUAL_ENV:-}" ] || python=(--python /usr/bin/python3)
-    "$build/ascend-setup" "${python[@]}" -C "$tree" --dump-kwargs
-    "$build/ascend-setup" "${python[@]}" -C "$tree" bdist_wheel
-    ls -1 "$tree"/dist/*.whl
+    for example in triton-3.6 triton-3.7; do
+      tree="$build/example/$example"
+      mkdir -p "$tree"
+      cp -R -u "$root/examples/$example/." "$tree/"
+      "$build/ascend-setup" "${python[@]}" -C "$tree" --dump-kwargs
+      "$build/ascend-setup" "${python[@]}" -C "$tree" bdist_wheel
+      ls -1 "$tree"/dist/*.whl
+    done
     ;;
   test)
     export ASCEND_SETUP_ALLOW_OLDER_STATIC=1 # doc/portable.md, "Checks"
