@@ -2,6 +2,7 @@
 import os
 import sys
 import sysconfig
+from pathlib import Path
 
 
 def get_base_dir():
@@ -9,11 +10,13 @@ def get_base_dir():
 
 
 def get_cmake_dir():
+    # A Path, as upstream's: the 3.7.0 line's setup.py joins it with "/".
     build_dir = os.environ.get("TRITON_BUILD_DIR")
     if not build_dir:
         plat_name = sysconfig.get_platform()
         python_version = sysconfig.get_python_version()
         tag = f"{plat_name}-{sys.implementation.name}-{python_version}"
         build_dir = os.path.join(get_base_dir(), "build", f"cmake.{tag}")
-    os.makedirs(build_dir, exist_ok=True)
-    return build_dir
+    cmake_dir = Path(build_dir)
+    cmake_dir.mkdir(parents=True, exist_ok=True)
+    return cmake_dir
