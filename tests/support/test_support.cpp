@@ -107,9 +107,9 @@ std::string read_file(const fs::path& path) {
   return ascend_setup::read_whole_file(path).value_or("");
 }
 
-fs::path copy_example_tree(const fs::path& dir) {
+fs::path copy_example_tree(const fs::path& dir, const std::string& example) {
   const fs::path tree = dir / "tree";
-  fs::copy(EXAMPLE_TREE, tree, fs::copy_options::recursive);
+  fs::copy(fs::path(EXAMPLE_TREE).parent_path() / example, tree, fs::copy_options::recursive);
   return tree;
 }
 
@@ -146,6 +146,16 @@ std::string make_git_repo(const fs::path& tree, const fs::path& home) {
   must_run({"git", "commit", "-q", "-m", "initial"}, tree, env);
   std::string head = must_run({"git", "rev-parse", "HEAD"}, tree, env);
   return head.substr(0, head.find('\n'));
+}
+
+std::string make_nested_npuir_repo(const fs::path& tree, const fs::path& home) {
+  const std::string path = "third_party/ascend/AscendNPU-IR";
+  const std::string head = make_git_repo(tree / path, home);
+  const std::string section = "submodule." + path;
+  must_run({"git", "config", "-f", ".gitmodules", section + ".path", path}, tree, git_env(home));
+  must_run({"git", "config", "-f", ".gitmodules", section + ".url", (tree / path).string()}, tree,
+           git_env(home));
+  return head;
 }
 
 fs::path shared_compile_cache() {

@@ -57,8 +57,10 @@ class HeldFileLock {
 void write_file(const fs::path& path, const std::string& text);
 std::string read_file(const fs::path& path);
 
-// Copies examples/triton-3.6 to `dir`/tree and returns that path.
-fs::path copy_example_tree(const fs::path& dir);
+// Copies examples/<example> (triton-3.6 unless named: "triton-3.7" for the
+// 3.7 line's tree, already of the in-tree form that adopted ascend_setup.hooks)
+// to `dir`/tree and returns that path.
+fs::path copy_example_tree(const fs::path& dir, const std::string& example = "triton-3.6");
 
 // Runs a command; fails the test when it exits non-zero. Returns stdout.
 std::string must_run(const std::vector<std::string>& argv, const fs::path& cwd,
@@ -70,6 +72,17 @@ Env git_env(const fs::path& home);
 
 // `git init`, add everything, commit. Returns HEAD's full id.
 std::string make_git_repo(const fs::path& tree, const fs::path& home);
+
+// The 3.7 tree's AscendNPU-IR stand-in (`tree`/third_party/ascend/AscendNPU-IR,
+// plain files in the example) made a git repository of its own: init, add,
+// commit with git_env(`home`); and `tree`'s .gitmodules entry for it pointed at
+// that repository's local path, so that a clone's `git submodule update
+// --init` (upstream's BackendInstaller runs one) never reaches the network.
+// Call it before make_git_repo(`tree`, `home`): the outer `git add -A` then
+// records the nested repository as a gitlink (git warns "adding embedded git
+// repository" on stderr), which the .gitmodules entry makes a submodule, and
+// the outer `git status` stays clean. Returns the nested HEAD's full id.
+std::string make_nested_npuir_repo(const fs::path& tree, const fs::path& home);
 
 // The compile cache every test's build of the example tree shares
 // (BUILD_DIR/test-ccache): paths under the temporary directory are taken

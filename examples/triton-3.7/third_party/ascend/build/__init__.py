@@ -1,0 +1,1 @@
+from ascend_setup.hooks import prepare, activate
