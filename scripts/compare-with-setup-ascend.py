@@ -75,10 +75,23 @@ sys.path.insert(0, ".")
 runpy.run_path("setup.py", run_name="__main__")
 """
 
+# Their 3.7.0 layer runs `git checkout --` on every file a patch names,
+# before applying it, inside the nested checkout too; git refuses a file the
+# patch adds ("pathspec ... did not match"), so their own build fails there.
+# The comparison restores only the files that exist (their 3.8.0 line's fix:
+# tracked files only) and reports how many it left out.
 IN_TREE_PATCH = r"""
-import sys
+import os, sys
 sys.path.insert(0, ".")
 from third_party.ascend.build import setup_patch
+restore = setup_patch.checkout_file
+def checkout_existing(files, *, cwd=None):
+    kept = [f for f in files if os.path.exists(os.path.join(str(cwd or "."), f))]
+    if len(kept) != len(files):
+        print("@@SKIPPED@@ %d" % (len(files) - len(kept)), file=sys.stderr)
+    if kept:
+        restore(kept, cwd=cwd)
+setup_patch.checkout_file = checkout_existing
 setup_patch._apply_triton_ascend_patch()
 """
 
@@ -264,6 +277,10 @@ def main():
             file_diff = sorted(k for k in set(merged_files) | set(ours_files)
                                if merged_files.get(k) != ours_files.get(k))
             changed = sorted(k for k in ours_files if before.get(k) != ours_files[k])
+            skipped = sum(int(line.split()[1]) for line in patch_merged.stderr.splitlines()
+                          if line.startswith("@@SKIPPED@@"))
+            if skipped:
+                additions.append(f"(their restore of {skipped} file(s) a patch adds skipped)")
             mode = next((line for line in patch_ours.stderr.splitlines() if "build:" in line), "")
             mode = mode.split("Ascend patches (")[-1].split("):")[0]
             print(f"{label}: kwargs {'equal' if not differing else 'DIFFER in ' + ', '.join(differing)}"

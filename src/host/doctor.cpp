@@ -48,8 +48,23 @@ bool mentions_target(const std::string& text, const std::string& name) {
   return false;
 }
 
-// Every CMake file of the tree (CMakeLists.txt, *.cmake), build and hidden
-// directories left out, read once.
+// `text` without its CMake line comments (from a `#` to the end of its line;
+// a `#` inside a quoted argument is rare enough in a target's CMake file).
+std::string without_comments(const std::string& text) {
+  std::string code;
+  code.reserve(text.size());
+  bool comment = false;
+  for (char c : text) {
+    comment = c == '#' || (comment && c != '\n');
+    if (!comment) {
+      code += c;
+    }
+  }
+  return code;
+}
+
+// Every CMake file of the tree (CMakeLists.txt, *.cmake), comments removed,
+// build and hidden directories left out, read once.
 std::vector<std::string> cmake_files(const fs::path& root) {
   std::vector<std::string> texts;
   std::error_code ec;
@@ -65,7 +80,7 @@ std::vector<std::string> cmake_files(const fs::path& root) {
     }
     if (name == "CMakeLists.txt" || it->path().extension() == ".cmake") {
       if (auto text = read_whole_file(it->path())) {
-        texts.push_back(std::move(*text));
+        texts.push_back(without_comments(*text));
       }
     }
   }
