@@ -330,8 +330,9 @@ class Doctor {
       if (std::none_of(texts.begin(), texts.end(),
                        [&](const std::string& text) { return mentions_target(text, target); })) {
         add("tools", "tool-not-built", tool,
-            tool + " ([build] tools of the profile) is built by no CMake file of the tree: no "
-                   "target " +
+            tool +
+                " ([build] tools of the profile) is built by no CMake file of the tree: no "
+                "target " +
                 target + " (a tool upstream dropped?)");
       }
     }

@@ -155,8 +155,7 @@ TEST_F(Line370Test, TheNpuIrPatchIsAppliedReportedAndRestoredInsideTheNestedChec
 
   status = host({"--release", "--patch-status"});
   EXPECT_EQ(status.exit_code, 0) << status.out;
-  EXPECT_TRUE(contains(status.out, "patch applied npuir_adapter_to_llvm_23.patch\n"))
-      << status.out;
+  EXPECT_TRUE(contains(status.out, "patch applied npuir_adapter_to_llvm_23.patch\n")) << status.out;
   EXPECT_TRUE(contains(status.out, std::string("file patched ") + npuir + "/")) << status.out;
 
   // Nothing changed: nothing written, no process started (the record).
@@ -204,10 +203,11 @@ TEST_F(Line370Test, PowerLossAtEveryWriteLeavesTheTreeAndTheNestedCheckoutWhole)
   const auto pristine = files_under(tree);
   for (int nth = 1;; ++nth) {
     ASSERT_LT(nth, 100) << "the run never finished";
-    const auto run = host({"--release", "--apply-patches"}, {{"LD_PRELOAD", FAIL_NTH_WRITE},
-                                                             {"FAIL_WRITE_MATCH", tree.string()},
-                                                             {"FAIL_WRITE_NTH", std::to_string(nth)},
-                                                             {"FAIL_WRITE_KILL", "1"}});
+    const auto run =
+        host({"--release", "--apply-patches"}, {{"LD_PRELOAD", FAIL_NTH_WRITE},
+                                                {"FAIL_WRITE_MATCH", tree.string()},
+                                                {"FAIL_WRITE_NTH", std::to_string(nth)},
+                                                {"FAIL_WRITE_KILL", "1"}});
     if (run.exit_code == 0) {
       EXPECT_GT(nth, 6) << "the stand-in never struck";
       EXPECT_NE(git_status(tree / npuir), "");
@@ -238,16 +238,16 @@ TEST_F(Line370Test, BdistWheelHasTheLinesMetadataAndOnlyAStrippedTritonOpt_StubL
   }
   const fs::path unpacked = dir.path() / "unpacked";
   must_run({"python3", "-m", "zipfile", "-e", wheels[0].string(), unpacked.string()}, dir.path());
-  const auto symbols =
-      ascend_setup::run_process({{"nm", (unpacked / "triton/_C/triton-opt").string()}, dir.path(),
-                                 {}, ""});
+  const auto symbols = ascend_setup::run_process(
+      {{"nm", (unpacked / "triton/_C/triton-opt").string()}, dir.path(), {}, ""});
   EXPECT_TRUE(contains(symbols.err, "no symbols")) << "triton-opt is not stripped";
   const auto metadata = files_in(unpacked, ".dist-info");
   ASSERT_EQ(metadata.size(), 1u);
   const std::string text = read_file(metadata[0] / "METADATA");
   EXPECT_TRUE(contains(text, "\nRequires-Dist: triton (==3.7.0)\n")) << text;
   EXPECT_FALSE(contains(text, "Description-Content-Type")) << text;
-  EXPECT_TRUE(contains(text, "\nName: triton_ascend\n") || contains(text, "\nName: triton-ascend\n"))
+  EXPECT_TRUE(contains(text, "\nName: triton_ascend\n") ||
+              contains(text, "\nName: triton-ascend\n"))
       << text;
 }
 

@@ -353,7 +353,7 @@ TEST_F(NpuirTest, SwitchOffFetchesAndBuildsNothing_StandInNpuIrRepo) {
   env["TRITON_BUILD_NPUIR"] = std::nullopt;  // the profile's default: OFF
   const auto result = host({"--dump-kwargs"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(parse_json(result.out)["cmdclass"]["build_py"], "__main__.BuildPy");
+  EXPECT_EQ(parse_json(result.out)["cmdclass"]["build_py"], "__main__.AscendBuildPy");
   EXPECT_TRUE(fs::is_empty(npuir));
   EXPECT_FALSE(fs::exists(stand_in_log));
 }

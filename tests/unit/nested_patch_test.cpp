@@ -191,12 +191,12 @@ TEST_P(NestedPatchTest, AMissingOrEmptyCheckoutIsOneClearErrorBeforeAnyWrite) {
 
 TEST(NestedPatchProfile, ACheckoutOutsideTheTreeIsRefusedAtItsLine) {
   for (const char* bad : {"../elsewhere", "/abs/path", "a/../../b", ""}) {
-    const std::string text = replace_once(
-        std::string(builtin_profile_text()),
-        "dev = { file = \"triton-ascend-dev-3.6.0.patch\", optional = false }\n",
-        "dev = { file = \"triton-ascend-dev-3.6.0.patch\", optional = false }\n"
-        "nested = [{ file = \"n.patch\", checkout = \"" +
-            std::string(bad) + "\" }]\n");
+    const std::string text =
+        replace_once(std::string(builtin_profile_text()),
+                     "dev = { file = \"triton-ascend-dev-3.6.0.patch\", optional = false }\n",
+                     "dev = { file = \"triton-ascend-dev-3.6.0.patch\", optional = false }\n"
+                     "nested = [{ file = \"n.patch\", checkout = \"" +
+                         std::string(bad) + "\" }]\n");
     try {
       parse_profile(text, "p.toml");
       FAIL() << bad << " accepted";

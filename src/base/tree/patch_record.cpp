@@ -30,7 +30,7 @@ bool PatchText::touches(const std::string& file) const {
 
 PatchText PatchText::read(std::string name, fs::path origin, std::string text,
                           std::string checkout) {
-  PatchText patch{std::move(name), std::move(origin), std::move(text), {}, {}, {}, {},
+  PatchText patch{std::move(name),    std::move(origin), std::move(text), {}, {}, {}, {},
                   std::move(checkout)};
   patch.sha256 = sha256_hex(patch.text);
   return patch;

@@ -59,7 +59,7 @@ py::dict rewrite_setup_kwargs(const py::dict& captured, const py::object& module
   cmdclass["egg_info"] = module.attr("EggInfo");
   cmdclass["sdist"] = module.attr("Sdist");
   if (profile.bishengir.present) {
-    cmdclass["build_py"] = module.attr("BuildPy");  // the BishengIR payload
+    cmdclass["build_py"] = module.attr("AscendBuildPy");  // the BishengIR payload
   }
   kwargs["cmdclass"] = cmdclass;
 

@@ -1,4 +1,5 @@
-// The Ascend `BuildPy`: upstream's build_py (or setuptools'), then the
+// The Ascend `AscendBuildPy` (the in-tree layers' name): upstream's build_py
+// (or setuptools'), then the
 // BishengIR payload copied into build_lib (base/npuir/bishengir_payload.hpp):
 // from the directory [bishengir] path_env names, else, with the NPUIR build
 // on, from the tree's payload; neither: nothing is copied. A payload lacking
@@ -20,7 +21,7 @@ void override_build_py(const OverrideContext& context) {
     return;  // a layer without a payload keeps upstream's build_py
   }
   py::object base = registered_command(context, "build_py", "setuptools.command.build_py");
-  py::object build_py = define_subclass(context, "BuildPy", base,
+  py::object build_py = define_subclass(context, "AscendBuildPy", base,
                                         "ascend-setup: build_py adding the BishengIR payload");
   const std::filesystem::path tree_root = context.tree_root;
   const std::shared_ptr<const Profile> profile = context.profile;
@@ -47,7 +48,7 @@ void override_build_py(const OverrideContext& context) {
                                   profile->bishengir.required, origin, held_build_lock());
       },
       py::name("run"), py::is_method(build_py));
-  context.module.attr("BuildPy") = build_py;
+  context.module.attr("AscendBuildPy") = build_py;
 }
 
 }  // namespace ascend_setup
