@@ -221,6 +221,7 @@ class Doctor {
   void check_patches() {
     const auto repo = SourceRepo::open(root_);
     std::set<std::string> unfit;
+    bool patch_missing = false;  // then the patch state cannot be worked out: said once
     for (const ProfilePatchFile& patch_file : profile_patch_files(profile_, std::nullopt)) {
       const PatchFile* entry = patch_file.entry;
       const fs::path path = root_ / patch_file.relative;
@@ -230,12 +231,14 @@ class Doctor {
         if (!entry->optional) {
           add("patches", "missing-patch", relative,
               relative + " (named by the profile) is missing");
+          patch_missing = true;
         }
         continue;
       }
       if (!entry->checkout.empty() && !fs::is_directory(root_ / entry->checkout)) {
         add("patches", "missing-checkout", entry->checkout,
             relative + " applies inside " + entry->checkout + ", which is missing");
+        patch_missing = true;
         continue;
       }
       std::vector<DiffFile> files;
@@ -270,7 +273,7 @@ class Doctor {
       }
     }
     check_unused_patches();
-    if (!repo) {
+    if (!repo || patch_missing) {
       return;
     }
     // Local edits: a separate finding, for files whose patches fit upstream.
