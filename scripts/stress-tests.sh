@@ -64,6 +64,7 @@ default_tests=(
   'NpuirTest.NestedRemoteAppearingBeforeTheSecondAttemptIsFetched_StandInNpuIrRepo'
   'DistccCmakeBuildTest.*Killed*'
   'FullDiskTest.*'
+  'Line370Test.PowerLoss*'
 )
 patterns=("$@")
 [ ${#patterns[@]} -gt 0 ] || patterns=("${default_tests[@]}")
