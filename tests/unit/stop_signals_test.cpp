@@ -26,9 +26,13 @@ namespace {
   if (::pipe(fds) != 0) {
     ::_exit(3);
   }
-  ::kill(::getpid(), SIGINT);  // handled before kill() returns
-  if (stop_signal() != SIGINT) {
+  // A signal sent to the process may be handled on another of its threads,
+  // after kill() returned: wait for the handler's record (the alarm bounds it).
+  if (::kill(::getpid(), SIGINT) != 0) {
     ::_exit(4);
+  }
+  while (stop_signal() != SIGINT) {
+    std::this_thread::yield();
   }
   int outcome = 5;
   std::thread reader([&] {
