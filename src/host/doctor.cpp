@@ -5,6 +5,7 @@
 
 #include "base/git/hunk_check.hpp"
 #include "base/git/source_repo.hpp"
+#include "base/tree/cmake_sources.hpp"
 #include "base/tree/patch_engine.hpp"
 #include "base/util/error.hpp"
 #include "base/util/github_actions.hpp"
@@ -19,7 +20,6 @@
 #include <pybind11/pybind11.h>
 
 #include <algorithm>
-#include <cctype>
 #include <set>
 
 namespace py = pybind11;
@@ -31,61 +31,6 @@ namespace {
 
 const char* const group_order[] = {"setup.py", "patch points", "imports", "version",
                                    "patches",  "tools",        "cmake"};
-
-// Whether `text` mentions `name` as a whole CMake word (not part of a longer
-// target name such as triton-opt-extra).
-bool mentions_target(const std::string& text, const std::string& name) {
-  auto word = [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-' || c == '.';
-  };
-  for (auto at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
-    const bool starts = at == 0 || !word(text[at - 1]);
-    const bool ends = at + name.size() == text.size() || !word(text[at + name.size()]);
-    if (starts && ends) {
-      return true;
-    }
-  }
-  return false;
-}
-
-// `text` without its CMake line comments (from a `#` to the end of its line;
-// a `#` inside a quoted argument is rare enough in a target's CMake file).
-std::string without_comments(const std::string& text) {
-  std::string code;
-  code.reserve(text.size());
-  bool comment = false;
-  for (char c : text) {
-    comment = c == '#' || (comment && c != '\n');
-    if (!comment) {
-      code += c;
-    }
-  }
-  return code;
-}
-
-// Every CMake file of the tree (CMakeLists.txt, *.cmake), comments removed,
-// build and hidden directories left out, read once.
-std::vector<std::string> cmake_files(const fs::path& root) {
-  std::vector<std::string> texts;
-  std::error_code ec;
-  for (fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec),
-       end;
-       !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (it->is_directory(ec)) {
-      if (name.starts_with('.') || name.starts_with("build") || name == "__pycache__") {
-        it.disable_recursion_pending();
-      }
-      continue;
-    }
-    if (name == "CMakeLists.txt" || it->path().extension() == ".cmake") {
-      if (auto text = read_whole_file(it->path())) {
-        texts.push_back(without_comments(*text));
-      }
-    }
-  }
-  return texts;
-}
 
 std::string python_error_line(py::error_already_set& error) {
   return py::str(py::type::of(error.value()).attr("__name__")).cast<std::string>() + ": " +
@@ -327,11 +272,11 @@ class Doctor {
   // Each tool the profile copies next to the extension must be a target of
   // the tree's CMake project: one that no CMake file names is not built.
   void check_tools() {
-    const std::vector<std::string> texts = cmake_files(root_);
+    const std::vector<std::string> code = cmake_code(root_);
     for (const std::string& tool : profile_.build.tools) {
       const std::string target = fs::path(tool).filename().string();
-      if (std::none_of(texts.begin(), texts.end(),
-                       [&](const std::string& text) { return mentions_target(text, target); })) {
+      if (std::none_of(code.begin(), code.end(),
+                       [&](const std::string& text) { return names_word(text, target); })) {
         add("tools", "tool-not-built", tool,
             tool +
                 " ([build] tools of the profile) is built by no CMake file of the tree: no "

@@ -2,9 +2,9 @@
 //
 // The record lives in the engine's state directory: state.json (format, mode,
 // the applied patches' names, hashes and nested checkouts, the hash of every
-// file they touch as written) and applied/<name> (the texts), so that a run with nothing changed
-// reads a few files and starts no process, and so that a changed patch can be
-// undone with its old text. A record that is incomplete or unreadable is
+// file they touch as written) and applied/<name> (the texts), so that a run
+// with nothing changed reads a few files and starts no process, and so that a
+// changed patch can be undone with its old text. A record that is incomplete or unreadable is
 // ignored with a warning (the engine then works the state out from the files).
 #pragma once
 

@@ -1,6 +1,6 @@
 // The Ascend `AscendBuildPy` (the in-tree layers' name): upstream's build_py
-// (or setuptools'), then the
-// BishengIR payload copied into build_lib (base/npuir/bishengir_payload.hpp):
+// (or setuptools'), then the BishengIR payload copied into build_lib
+// (base/npuir/bishengir_payload.hpp):
 // from the directory [bishengir] path_env names, else, with the NPUIR build
 // on, from the tree's payload; neither: nothing is copied. A payload lacking
 // one of [bishengir] required stops the build (exit 3) naming it. Installed
