@@ -19,8 +19,14 @@ namespace {
 // again from the start): the handlers and the stopper thread must be this
 // process's, not copies of an earlier test's that fork() left threadless.
 // The alarm bounds a read left blocked, far above the wake's 100 ms.
+// Every other signal starts blocked, as a parent may leave them (the mask is
+// inherited across exec): the product unblocks what its wake needs.
 [[noreturn]] void read_entered_after_the_stop() {
   ::alarm(120);
+  sigset_t all;
+  sigfillset(&all);
+  sigdelset(&all, SIGALRM);
+  ::pthread_sigmask(SIG_BLOCK, &all, nullptr);
   install_stop_signal_handlers();
   int fds[2];
   if (::pipe(fds) != 0) {

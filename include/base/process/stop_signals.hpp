@@ -64,6 +64,9 @@ void set_stop_hook(void (*hook)());
 // in: a call entered just after the signal (a libgit2 fetch reading from a
 // server that sends nothing more) would otherwise wait for the server. For
 // the threads of work that libraries block in and that a stop must end.
+// The wake signal is unblocked in this thread while it lives, so a run whose
+// parent started it with that signal blocked (the mask is inherited across
+// exec) is still woken.
 class StopWakesThisThread {
  public:
   StopWakesThisThread();
@@ -73,6 +76,7 @@ class StopWakesThisThread {
 
  private:
   pthread_t thread_;
+  sigset_t previous_;  // this thread's mask before
 };
 
 // Children started in their own process group (pgid == pid) register here,

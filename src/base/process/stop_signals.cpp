@@ -180,16 +180,23 @@ void throw_if_stopped() {
 }
 
 StopWakesThisThread::StopWakesThisThread() : thread_(::pthread_self()) {
+  sigset_t wake;
+  sigemptyset(&wake);
+  sigaddset(&wake, wake_signal);
+  ::pthread_sigmask(SIG_UNBLOCK, &wake, &previous_);
   const std::lock_guard lock(woken_mutex);
   woken_threads.push_back(thread_);
 }
 
 StopWakesThisThread::~StopWakesThisThread() {
-  const std::lock_guard lock(woken_mutex);
-  const auto found = std::find(woken_threads.begin(), woken_threads.end(), thread_);
-  if (found != woken_threads.end()) {
-    woken_threads.erase(found);
+  {
+    const std::lock_guard lock(woken_mutex);
+    const auto found = std::find(woken_threads.begin(), woken_threads.end(), thread_);
+    if (found != woken_threads.end()) {
+      woken_threads.erase(found);
+    }
   }
+  ::pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
 }
 
 void set_stop_hook(void (*hook)()) {
