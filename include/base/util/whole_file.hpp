@@ -22,4 +22,8 @@ void write_fully(int fd, std::string_view bytes, const std::filesystem::path& pa
 // `bytes`; throws Error naming the path and the system's reason.
 void write_whole_file(const std::filesystem::path& path, const std::string& bytes);
 
+// `directory` exists and holds something: a checked-out submodule, not the
+// empty directory git leaves for one that was never checked out.
+bool holds_content(const std::filesystem::path& directory);
+
 }  // namespace ascend_setup

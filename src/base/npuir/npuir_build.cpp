@@ -36,11 +36,6 @@ namespace {
 constexpr std::uint64_t kGiB = 1ULL << 30;
 constexpr int kMaxUserJobs = 60000;  // MAX_JOBS above this is a typo, not a machine
 
-bool holds_content(const fs::path& directory) {
-  std::error_code ec;
-  return fs::is_directory(directory, ec) && !fs::is_empty(directory, ec);
-}
-
 // fmt, not "'" + std::string: GCC 12 at -O3 warns falsely on that operator+
 // (GCC bug 105651).
 std::string wrapper_quoted(const std::string& text) {

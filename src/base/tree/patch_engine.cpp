@@ -160,7 +160,7 @@ void PatchEngine::require_checkout(const PatchFile& entry, const fs::path& patch
   }
   const fs::path checkout = tree_root_ / entry.checkout;
   std::error_code ec;
-  if (!fs::is_directory(checkout, ec) || fs::is_empty(checkout, ec)) {
+  if (!holds_content(checkout)) {
     throw Error("the checkout " + entry.checkout + " that the Ascend patch " + patch.string() +
                     " applies inside is " + (fs::exists(checkout, ec) ? "empty" : "missing") +
                     " (named by the profile " + profile_.source +

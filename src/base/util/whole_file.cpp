@@ -65,4 +65,9 @@ void write_whole_file(const std::filesystem::path& path, const std::string& byte
   }
 }
 
+bool holds_content(const std::filesystem::path& directory) {
+  std::error_code ec;
+  return std::filesystem::is_directory(directory, ec) && !std::filesystem::is_empty(directory, ec);
+}
+
 }  // namespace ascend_setup
