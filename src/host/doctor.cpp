@@ -1,5 +1,6 @@
 #include "host/doctor.hpp"
 
+#include "base/layer/llvm_package.hpp"
 #include "base/layer/patch_files.hpp"
 #include "base/layer/profile_choice.hpp"
 
@@ -30,7 +31,11 @@ namespace ascend_setup {
 namespace {
 
 const char* const group_order[] = {"setup.py", "patch points", "imports", "version",
-                                   "patches",  "tools",        "cmake"};
+                                   "llvm",     "patches",      "tools",   "cmake"};
+
+// Where upstream resolves its packages since it moved them out of setup.py.
+constexpr const char* kUpstreamHelper = "python/build_helpers.py";
+constexpr const char* kLlvmResolver = "def get_llvm_package_info";
 
 std::string python_error_line(py::error_already_set& error) {
   return py::str(py::type::of(error.value()).attr("__name__")).cast<std::string>() + ": " +
@@ -52,6 +57,7 @@ class Doctor {
     check_setup_py();
     report_.layer = describe_layer();
     check_version_files();
+    check_llvm();
     check_patches();
     check_tools();
     check_cmake();
@@ -195,8 +201,11 @@ class Doctor {
         continue;
       }
       for (const DiffFile& file : files) {
-        const auto content =
+        auto content =
             repo ? repo->committed_file(file.old_path) : read_whole_file(root_ / file.old_path);
+        if (content && entry->crlf_to_lf) {
+          content = replace_all(*content, "\r\n", "\n");  // as the engine applies it
+        }
         for (const HunkResult& hunk : failing_hunks(file, content)) {
           unfit.insert(file.path);
           nlohmann::ordered_json details = {{"patch", relative}, {"file", file.path}};
@@ -283,6 +292,38 @@ class Doctor {
                 "target " +
                 target + " (a tool upstream dropped?)");
       }
+    }
+  }
+
+  // The LLVM package: its revision readable as the profile reads it, and
+  // resolved where the profile says the tree resolves its packages.
+  void check_llvm() {
+    const Profile::Llvm& llvm = profile_.llvm;
+    try {
+      llvm_revision(llvm, root_);
+    } catch (const Error& error) {
+      add("llvm", "llvm-revision", llvm.hash_file,
+          std::string(error.what()) + " ([llvm] hash_file" +
+              (llvm.hash_key.empty() ? "" : ", hash_key") + " of the profile)");
+    }
+    const auto holds_resolver = [&](const fs::path& file) {
+      const auto text = read_whole_file(root_ / file);
+      return text && text->find(kLlvmResolver) != std::string::npos;
+    };
+    if (llvm.resolved_by_setup_py()) {
+      if (!holds_resolver(setup_py_.lexically_relative(root_)) && holds_resolver(kUpstreamHelper)) {
+        add("llvm", "resolved-in-helper", kUpstreamHelper,
+            std::string(kUpstreamHelper) +
+                " resolves the packages, not setup.py: CMake runs it as a process of its own, "
+                "which no patch of setup.py's module reaches; a profile whose [llvm] "
+                "resolved_in names it has ascend-setup hand CMake the LLVM");
+      }
+    } else if (!holds_resolver(llvm.resolved_in)) {
+      add("llvm", "no-resolver", llvm.resolved_in,
+          llvm.resolved_in + " ([llvm] resolved_in of the profile) " +
+              (fs::exists(root_ / llvm.resolved_in) ? "defines no get_llvm_package_info"
+                                                    : "is missing") +
+              ": the tree resolves its packages elsewhere");
     }
   }
 

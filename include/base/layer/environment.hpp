@@ -41,6 +41,7 @@ enum class EnvVar {
   llvm_system_suffix,  // [llvm] suffix_env
   ir_tag,              // [build] ir_tag_env
   cmake_args,          // [coverage] cmake_args_env (upstream's extra cmake arguments)
+  stable_abi,          // [wheel] stable_abi_env
   // The downloader (base/download/http_download.hpp).
   download_connections,    // ASCEND_SETUP_DOWNLOAD_CONNECTIONS
   download_attempts,       // ASCEND_SETUP_DOWNLOAD_ATTEMPTS

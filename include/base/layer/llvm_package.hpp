@@ -31,6 +31,12 @@ struct UserConfiguredLlvm {
 
 using LlvmChoice = std::variant<LlvmPackage, UseUpstreamLlvm, UserConfiguredLlvm>;
 
+// Upstream's LLVM revision as the package name takes it: the first
+// rev_length characters of hash_file's text, or of its JSON key hash_key's
+// string when that is set. Error(local_io) when the file cannot be read,
+// Error(bad_input) when it holds no such key.
+std::string llvm_revision(const Profile::Llvm& profile, const std::filesystem::path& tree_root);
+
 // First `length` hex digits of SHA-256 over the bytes of every
 // <prefix>*<suffix> file in `patch_dir`, in sorted name order, concatenated;
 // `none` when there is no such file.

@@ -24,6 +24,10 @@ struct PatchFile {
   // A nested patch's checkout (tree-relative): its paths are relative to it
   // (`git apply --directory`); empty for the main and dev patches.
   std::string checkout;
+  // A nested patch: the CRLF line endings of the files it changes are made LF
+  // in the content it is applied to (the patch is LF; some checkouts are CRLF
+  // at HEAD). A restore still returns the committed bytes.
+  bool crlf_to_lf = false;
   bool operator==(const PatchFile&) const = default;
 };
 
@@ -95,7 +99,19 @@ struct Profile {
 
   struct Llvm {
     std::string hash_file;
+    // "": hash_file is text, the revision its first rev_length characters;
+    // else hash_file is a JSON object and the revision is this key's string
+    // (upstream's cmake/llvm-info.json, "llvm_hash").
+    std::string hash_key;
     int rev_length = 8;
+    // Where the tree resolves its prebuilt packages: "setup.py" (its module's
+    // get_llvm_package_info and get_thirdparty_packages, which ascend-setup
+    // replaces), or the tree-relative file CMake runs for them as a separate
+    // process (upstream's python/build_helpers.py), out of reach of a patch
+    // of setup.py's module: ascend-setup then resolves and fetches the Ascend
+    // LLVM package itself and hands CMake -D<syspath_var>=<its directory>.
+    std::string resolved_in = "setup.py";
+    bool resolved_by_setup_py() const { return resolved_in == "setup.py"; }
     std::string patch_dir, patch_prefix, patch_suffix;
     int patch_hash_length = 8;
     std::string no_patch_hash, name, sym_name, url, suffix_env;
@@ -123,12 +139,21 @@ struct Profile {
     // upstream's download_and_copy_dependencies() (NVIDIA's toolchain) runs
     // in build_ext; false makes it a no-op
     bool upstream_downloads = true;
+    // Configure arguments computed from the build, each passed only when its
+    // name is set: `clangxx_arg`=<the LLVM package's bin/<clangxx>, else
+    // <clangxx> on PATH> unless upstream's extra-arguments variable already
+    // names it; `version_arg`=<the wheel's version>.
+    std::string clangxx_arg, clangxx = "clang++", version_arg;
     bool operator==(const Build&) const = default;
   } build;
 
   struct Wheel {
     std::vector<std::string> manylinux_platforms;
     std::string linux_wheel_glob;
+    // With the switch `stable_abi_env` on, the wheel's python and ABI tags are
+    // `stable_abi_tag` ("cp312-abi3"), the platform tag bdist_wheel's own;
+    // empty: bdist_wheel's tag.
+    std::string stable_abi_env, stable_abi_tag;
     bool operator==(const Wheel&) const = default;
   } wheel;
 

@@ -24,6 +24,8 @@ class TableReader {
       : table_(table), path_(std::move(path)), source_(source) {}
 
   std::string string(const std::string& key);
+  // The same, `fallback` when absent.
+  std::string optional_string(const std::string& key, const std::string& fallback = {});
   // A string that must be one of `choices`.
   std::string choice(const std::string& key, const std::vector<std::string>& choices);
   bool boolean(const std::string& key, bool fallback);

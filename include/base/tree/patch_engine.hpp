@@ -9,6 +9,12 @@
 // or, by the next run, after a kill), holding the tree's lock (state
 // directory/tree.lock) so that concurrent runs take turns. What was applied is
 // recorded under the state directory (patch_record.hpp).
+//
+// A nested patch marked crlf_to_lf ([patches] nested) works on its files with
+// CRLF made LF, as the maintainers' layer converts them before `git apply`;
+// a file that ends as its tree or committed content but for the line endings
+// (a restore) gets those bytes back, CRLF included. A file a patch adds is
+// part of the patch: undone by a restore, created again by the next apply.
 #pragma once
 
 #include "base/layer/build_mode.hpp"
@@ -82,6 +88,7 @@ class PatchEngine {
   void copy_files(Analysis& analysis, const std::vector<Patch>& wanted) const;
   void undo_candidates(Analysis& analysis) const;
   void apply_wanted(Analysis& analysis, const std::vector<Patch>& wanted) const;
+  void restore_line_endings(const Analysis& analysis) const;
   static PatchStatus recorded_status(const std::vector<Patch>& wanted);
   static std::pair<FileStatus, bool> file_status(const Analysis& analysis, const std::string& file,
                                                  const std::vector<Patch>& wanted);

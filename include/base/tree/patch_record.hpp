@@ -30,6 +30,9 @@ struct PatchText {
   // patches): the patch's paths are relative to it, as `git apply --directory`
   // reads them; `diff` and `files` have it in front.
   std::string checkout;
+  // Applied to the files' content with CRLF made LF ([patches] nested
+  // crlf_to_lf): the patch is LF, the checkout's files may be CRLF at HEAD.
+  bool crlf_to_lf = false;
 
   bool touches(const std::string& file) const;
 

@@ -30,6 +30,8 @@ struct OverrideContext {
   // Patch point id -> the upstream name found (filled by apply_overrides).
   std::map<std::string, std::string> names;
 
+  // Whether the profile names patch point `id`.
+  bool has(const std::string& id) const { return names.count(id) != 0; }
   // The upstream name of patch point `id` (profile [patch_points]).
   const std::string& name(const std::string& id) const;
   // The module's attribute for patch point `id`.
@@ -41,7 +43,8 @@ struct OverrideContext {
 
 // backends = [BackendInstaller.prepare("<backend>"), *backends]
 void override_backends(const OverrideContext& context);
-// get_llvm_package_info -> the Ascend LLVM build (upstream's where there is none)
+// get_llvm_package_info -> the Ascend LLVM build (upstream's where there is none);
+// only where setup.py's module resolves the packages ([llvm] resolved_in)
 void override_llvm_package_info(const OverrideContext& context);
 // get_thirdparty_packages -> each package through ascend-setup's downloader first
 void override_thirdparty_packages(const OverrideContext& context);

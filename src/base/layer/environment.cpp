@@ -72,6 +72,8 @@ const Row kRows[] = {
      "passed to CMake's configure call as the AscendNPU IR tag when set"},
     {EnvVar::cmake_args, Kind::text, [](const Profile* p) { return p->coverage.cmake_args_env; },
      none, "extra arguments of upstream's CMake configure call; coverage appends its flag"},
+    {EnvVar::stable_abi, Kind::flag, [](const Profile* p) { return p->wheel.stable_abi_env; }, off,
+     "a wheel for CPython's stable ABI: its tag is the profile's [wheel] stable_abi_tag"},
     // The downloader of the prebuilt packages (LLVM, ...): doc/downloads.md.
     {EnvVar::download_connections, Kind::text,
      [](const Profile*) { return std::string("ASCEND_SETUP_DOWNLOAD_CONNECTIONS"); },

@@ -7,6 +7,8 @@
 #include "base/util/strings.hpp"
 #include "base/util/whole_file.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <memory>
@@ -45,6 +47,22 @@ std::string read_file(const std::filesystem::path& path) {
 }
 
 }  // namespace
+
+std::string llvm_revision(const Profile::Llvm& profile, const std::filesystem::path& tree_root) {
+  const std::filesystem::path file = tree_root / profile.hash_file;
+  const std::string text = read_file(file);
+  if (profile.hash_key.empty()) {
+    return text.substr(0, static_cast<size_t>(profile.rev_length));
+  }
+  const nlohmann::json info = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  const auto found = info.is_object() ? info.find(profile.hash_key) : info.end();
+  if (found == info.end() || !found->is_string() || found->get<std::string>().empty()) {
+    throw Error(file.string() + " holds no JSON object with a string \"" + profile.hash_key +
+                    "\" (the LLVM revision, needed for the LLVM package name)",
+                ErrorKind::bad_input);
+  }
+  return found->get<std::string>().substr(0, static_cast<size_t>(profile.rev_length));
+}
 
 std::string llvm_patch_hash(const std::filesystem::path& patch_dir, const std::string& prefix,
                             const std::string& suffix, int length, const std::string& none) {
@@ -110,7 +128,7 @@ LlvmChoice choose_llvm_package(const Profile::Llvm& profile, const PlatformInfo&
     return UseUpstreamLlvm{};
   }
 
-  const std::string rev = read_file(tree_root / profile.hash_file).substr(0, profile.rev_length);
+  const std::string rev = llvm_revision(profile, tree_root);
   const std::string patch_hash =
       llvm_patch_hash(tree_root / profile.patch_dir, profile.patch_prefix, profile.patch_suffix,
                       profile.patch_hash_length, profile.no_patch_hash);

@@ -88,9 +88,23 @@ void read_metadata(TableReader table, Profile& profile) {
   table.finish();
 }
 
+// A nested checkout or a helper file is a path under the tree: relative, no `..` part.
+bool inside_the_tree(const std::string& path) {
+  const std::filesystem::path relative(path);
+  return !path.empty() && relative.is_relative() &&
+         std::none_of(relative.begin(), relative.end(),
+                      [](const std::filesystem::path& part) { return part == ".."; });
+}
+
 void read_llvm(TableReader table, Profile& profile) {
   Profile::Llvm& l = profile.llvm;
   l.hash_file = table.string("hash_file");
+  l.hash_key = table.optional_string("hash_key");
+  l.resolved_in = table.optional_string("resolved_in", "setup.py");
+  if (l.resolved_in != "setup.py" && !inside_the_tree(l.resolved_in)) {
+    table.fail_key("resolved_in",
+                   "expected \"setup.py\" or a file under the tree (relative, no '..')");
+  }
   l.rev_length = table.integer("rev_length", 1, 40);
   l.patch_dir = table.string("patch_dir");
   l.patch_prefix = table.string("patch_prefix");
@@ -120,14 +134,6 @@ PatchFile read_patch_file(TableReader table) {
   return patch;
 }
 
-// A nested checkout is a directory under the tree: relative, no `..` part.
-bool inside_the_tree(const std::string& path) {
-  const std::filesystem::path relative(path);
-  return !path.empty() && relative.is_relative() &&
-         std::none_of(relative.begin(), relative.end(),
-                      [](const std::filesystem::path& part) { return part == ".."; });
-}
-
 void read_patches(TableReader table, Profile& profile) {
   profile.patches.directory = table.string("directory");
   profile.patches.main = read_patch_file(table.table("main"));
@@ -137,6 +143,7 @@ void read_patches(TableReader table, Profile& profile) {
     patch.file = entry.string("file");
     patch.optional = entry.boolean("optional", false);
     patch.checkout = entry.string("checkout");
+    patch.crlf_to_lf = entry.boolean("crlf_to_lf", false);
     if (!inside_the_tree(patch.checkout)) {
       entry.fail_key("checkout", "expected a directory under the tree (relative, no '..')");
     }
@@ -155,12 +162,25 @@ void read_build(TableReader table, Profile& profile) {
   b.distributed_arg = table.string("distributed_arg");
   b.tools = table.strings("tools");
   b.upstream_downloads = table.boolean("upstream_downloads", true);
+  b.clangxx_arg = table.optional_string("clangxx_arg");
+  b.clangxx = table.optional_string("clangxx", "clang++");
+  b.version_arg = table.optional_string("version_arg");
   table.finish();
 }
 
 void read_wheel(TableReader table, Profile& profile) {
   profile.wheel.manylinux_platforms = table.strings("manylinux_platforms");
   profile.wheel.linux_wheel_glob = table.string("linux_wheel_glob");
+  profile.wheel.stable_abi_env = table.optional_string("stable_abi_env");
+  profile.wheel.stable_abi_tag = table.optional_string("stable_abi_tag");
+  if (profile.wheel.stable_abi_env.empty() != profile.wheel.stable_abi_tag.empty() ||
+      (!profile.wheel.stable_abi_tag.empty() &&
+       std::count(profile.wheel.stable_abi_tag.begin(), profile.wheel.stable_abi_tag.end(),
+                  '-') != 1)) {
+    table.fail_key("stable_abi_tag",
+                   "expected stable_abi_env and stable_abi_tag together, the tag as "
+                   "\"<python tag>-<abi tag>\" (e.g. \"cp312-abi3\")");
+  }
   table.finish();
 }
 

@@ -12,6 +12,17 @@ std::string TableReader::string(const std::string& key) {
   fail(node, key, "expected a string");
 }
 
+std::string TableReader::optional_string(const std::string& key, const std::string& fallback) {
+  const toml::node* node = find(key);
+  if (node == nullptr) {
+    return fallback;
+  }
+  if (const auto* value = node->as_string()) {
+    return value->get();
+  }
+  fail(*node, key, "expected a string");
+}
+
 std::string TableReader::choice(const std::string& key, const std::vector<std::string>& choices) {
   const toml::node& node = require(key);
   const auto* value = node.as_string();

@@ -66,6 +66,13 @@ GitApplyResult apply_patch(const fs::path& scratch, const PatchText& patch,
                    {direction, action, std::move(only), patch.checkout});
 }
 
+// `text` with every CRLF made LF.
+std::string lf(const std::string& text) { return replace_all(text, "\r\n", "\n"); }
+
+std::optional<std::string> lf(const std::optional<std::string>& text) {
+  return text ? std::optional(lf(*text)) : std::nullopt;
+}
+
 }  // namespace
 
 std::string_view to_string(FileStatus status) {
@@ -94,6 +101,10 @@ struct PatchEngine::Analysis {
   std::map<std::string, std::vector<const Patch*>> applied;  // file -> candidates found applied
   std::map<std::string, std::string> conflicts;  // file -> the patch whose hunks do not fit
   std::set<std::string> missing;                 // files a patch needs that do not exist
+  // Files of a crlf_to_lf patch: worked on with LF endings; the tree's bytes
+  // of those that had CRLF, to give back when the result is their content.
+  std::set<std::string> lf_files;
+  std::map<std::string, std::string> crlf_originals;
 
   // Not yet found missing or in conflict.
   bool open(const std::string& file) const {
@@ -147,6 +158,7 @@ std::vector<PatchText> PatchEngine::wanted_patches() const {
     }
     require_checkout(*patch_file.entry, path);
     patches.push_back(Patch::read(patch_file.entry->file, path, *text, patch_file.entry->checkout));
+    patches.back().crlf_to_lf = patch_file.entry->crlf_to_lf;
   }
   return patches;
 }
@@ -190,6 +202,7 @@ std::vector<PatchText> PatchEngine::candidates(const std::vector<Patch>& wanted)
     try {
       candidates.push_back(
           Patch::parse(patch_file.entry->file, path, *text, patch_file.entry->checkout));
+      candidates.back().crlf_to_lf = patch_file.entry->crlf_to_lf;
     } catch (const Error& error) {
       if (patch_file.role == "main") {
         throw;
@@ -213,11 +226,55 @@ void PatchEngine::copy_files(Analysis& analysis, const std::vector<Patch>& wante
       }
     }
   }
+  for (const std::vector<Patch>* list :
+       std::initializer_list<const std::vector<Patch>*>{&analysis.candidates, &wanted}) {
+    for (const auto& patch : *list) {
+      if (patch.crlf_to_lf) {
+        analysis.lf_files.insert(patch.files.begin(), patch.files.end());
+      }
+    }
+  }
   const fs::path& scratch = analysis.scratch.path();
   for (const auto& file : analysis.files) {
-    if (fs::is_regular_file(tree_root_ / file)) {
-      fs::create_directories((scratch / file).parent_path());
-      fs::copy_file(tree_root_ / file, scratch / file);
+    if (!fs::is_regular_file(tree_root_ / file)) {
+      continue;
+    }
+    fs::create_directories((scratch / file).parent_path());
+    fs::copy_file(tree_root_ / file, scratch / file);
+    if (analysis.lf_files.count(file) != 0) {
+      const auto bytes = read_whole_file(tree_root_ / file);
+      if (bytes && bytes->find("\r\n") != std::string::npos) {
+        analysis.crlf_originals[file] = *bytes;
+        write_whole_file(scratch / file, lf(*bytes));
+      }
+    }
+  }
+}
+
+// A file of a crlf_to_lf patch whose result is, but for its line endings,
+// the tree's bytes or the committed ones (a restore, or no patch wanted
+// there) gets those bytes back, CRLF and all.
+void PatchEngine::restore_line_endings(const Analysis& analysis) const {
+  const fs::path& scratch = analysis.scratch.path();
+  const auto repo = analysis.lf_files.empty() ? std::nullopt : SourceRepo::open(tree_root_);
+  for (const auto& file : analysis.lf_files) {
+    const auto result = read_whole_file(scratch / file);
+    if (!result) {
+      continue;
+    }
+    std::vector<std::optional<std::string>> originals;
+    if (const auto found = analysis.crlf_originals.find(file);
+        found != analysis.crlf_originals.end()) {
+      originals.emplace_back(found->second);
+    }
+    if (repo) {
+      originals.push_back(repo->committed_file(file));
+    }
+    for (const auto& original : originals) {
+      if (original && *original != *result && lf(*original) == *result) {
+        write_whole_file(scratch / file, *original);
+        break;
+      }
     }
   }
 }
@@ -291,15 +348,18 @@ void PatchEngine::report_troubled_files(const std::vector<std::string>& troubled
         if (diff_file.path != file) {
           continue;
         }
+        const bool as_lf = analysis.lf_files.count(file) != 0;
         if (repo) {
-          for (const auto& hunk : failing_hunks(diff_file, repo->committed_file(file))) {
+          const auto committed = repo->committed_file(file);
+          for (const auto& hunk : failing_hunks(diff_file, as_lf ? lf(committed) : committed)) {
             stale.push_back(patch.name + ": " + hunk.describe());
             annotations.push_back(error_annotation(
                 hunk.file, hunk_line(hunk),
                 "the Ascend patch " + patch.name + " no longer fits: " + hunk.describe()));
           }
         }
-        for (const auto& hunk : failing_hunks(diff_file, read_whole_file(tree_root_ / file))) {
+        const auto content = read_whole_file(tree_root_ / file);
+        for (const auto& hunk : failing_hunks(diff_file, as_lf ? lf(content) : content)) {
           hunks.push_back(hunk.describe());
         }
         break;
@@ -368,7 +428,8 @@ PatchOutcome PatchEngine::reconcile(const std::vector<Patch>& wanted, bool force
         throw Error("--force-patches: " + file + " is not in the committed tree (HEAD)",
                     ErrorKind::bad_input);
       }
-      write_whole_file(scratch / file, *committed);
+      write_whole_file(scratch / file,
+                       analysis.lf_files.count(file) != 0 ? lf(*committed) : *committed);
       for (const auto& patch : wanted) {
         if (patch.touches(file) &&
             !apply_patch(scratch, patch, ApplyDirection::forward, ApplyAction::write, {file}).ok) {
@@ -392,6 +453,7 @@ PatchOutcome PatchEngine::reconcile(const std::vector<Patch>& wanted, bool force
     }
   }
 
+  restore_line_endings(analysis);
   // Every hunk fitted: now, and only now, write what differs, all or nothing.
   for (const auto& file : analysis.files) {
     const auto want = read_whole_file(scratch / file);

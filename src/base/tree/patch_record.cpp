@@ -82,6 +82,7 @@ std::vector<PatchText> PatchRecord::patches() const {
       }
       patches.push_back(
           PatchText::parse(name, copy, *patch_text, entry.value("checkout", std::string())));
+      patches.back().crlf_to_lf = entry.value("crlf_to_lf", false);
     }
   } catch (const nlohmann::json::exception&) {
     spdlog::warn("the record of applied patches {} is unreadable: ignored",
@@ -106,7 +107,8 @@ bool PatchRecord::matches(const std::vector<PatchText>& wanted, const fs::path& 
     const auto& entry = state["patches"][i];
     if (entry.value("name", "") != wanted[i].name ||
         entry.value("sha256", "") != wanted[i].sha256 ||
-        entry.value("checkout", "") != wanted[i].checkout) {
+        entry.value("checkout", "") != wanted[i].checkout ||
+        entry.value("crlf_to_lf", false) != wanted[i].crlf_to_lf) {
       return false;
     }
   }
@@ -134,6 +136,9 @@ void PatchRecord::save(const std::vector<PatchText>& wanted, BuildMode mode,
     nlohmann::json entry = {{"name", patch.name}, {"sha256", patch.sha256}};
     if (!patch.checkout.empty()) {
       entry["checkout"] = patch.checkout;
+    }
+    if (patch.crlf_to_lf) {
+      entry["crlf_to_lf"] = true;
     }
     state["patches"].push_back(std::move(entry));
     for (const auto& file : patch.files) {

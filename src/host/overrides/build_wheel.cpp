@@ -12,6 +12,9 @@
 //   deflates that output in parallel into the dist dir (reusing what the
 //   previous repaired wheel of the same name has unchanged); without the
 //   option auditwheel deflates it (once, itself).
+//   get_tag(), where the profile names a stable-ABI switch ([wheel]
+//   stable_abi_env): with it on, the profile's "<python>-<abi>" tag and
+//   bdist_wheel's platform tag.
 //   A repair that fails is reported as auditwheel's failure (exit 3), the
 //   reason in its own output above (a full disk too: "No space left on
 //   device"); the original wheel stays.
@@ -204,6 +207,22 @@ void override_build_wheel(const OverrideContext& context) {
         }
       },
       py::name("run"), py::is_method(build_wheel));
+  if (!profile->wheel.stable_abi_env.empty()) {
+    // The layer's rule, whatever upstream's class does: with the switch on,
+    // "<python>-<abi>" of the profile and bdist_wheel's platform tag.
+    const std::string tag = profile->wheel.stable_abi_tag;
+    const std::string python_tag = tag.substr(0, tag.find('-'));
+    const std::string abi_tag = tag.substr(tag.find('-') + 1);
+    build_wheel.attr("get_tag") = py::cpp_function(
+        [base, profile, python_tag, abi_tag](py::object self) -> py::object {
+          py::tuple own = base.attr("get_tag")(self);
+          if (!env_on(EnvVar::stable_abi, *profile)) {
+            return own;
+          }
+          return py::make_tuple(python_tag, abi_tag, own[2]);
+        },
+        py::name("get_tag"), py::is_method(build_wheel));
+  }
   module.attr("BuildWheel") = build_wheel;
 }
 

@@ -27,8 +27,10 @@
 #include "base/build/build_summary.hpp"
 #include "base/jobs/compile_cache.hpp"
 #include "base/jobs/compile_cluster.hpp"
+#include "base/download/llvm_syspath.hpp"
 #include "base/layer/cmake_arguments.hpp"
 #include "base/layer/environment.hpp"
+#include "base/layer/wheel_version.hpp"
 #include "base/process/process.hpp"
 #include "base/tree/patch_engine.hpp"
 #include "base/util/error.hpp"
@@ -38,6 +40,7 @@
 #include <pybind11/stl.h>
 #include <spdlog/spdlog.h>
 
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -324,12 +327,49 @@ void copy_tools(const Profile& profile, const fs::path& cmake_dir, const fs::pat
   }
 }
 
+// What the configure call's computed arguments need, gathered when
+// build_extension runs: on a tree that resolves its packages outside
+// setup.py, the LLVM resolved (and fetched) natively, from upstream's cache
+// path and offline switch; the wheel's version when the profile passes it.
+std::function<ConfigureFacts()> build_facts(const OverrideContext& context) {
+  auto profile = context.profile;
+  const fs::path root = context.tree_root;
+  const PlatformInfo platform = context.platform;
+  std::optional<py::object> cache_path, offline;
+  if (!profile->llvm.resolved_by_setup_py()) {
+    cache_path = context.upstream("get_triton_cache_path");
+    offline = context.upstream("is_offline_build");
+  }
+  return [profile, root, platform, cache_path, offline] {
+    ConfigureFacts facts;
+    if (cache_path) {
+      py::object environ = py::module_::import("os").attr("environ");
+      py::object given = environ.attr("get")(profile->llvm.syspath_var);
+      LlvmSyspathInputs inputs{root, py::str((*cache_path)()).cast<std::string>(),
+                               py::bool_((*offline)()), std::nullopt, platform};
+      if (!given.is_none() && !py::str(given).cast<std::string>().empty()) {
+        inputs.given = py::str(given).cast<std::string>();
+      }
+      facts.llvm_syspath = resolve_llvm_syspath(*profile, inputs);
+    }
+    if (!profile->build.version_arg.empty()) {
+      facts.wheel_version = wheel_version(*profile, root);
+    }
+    return facts;
+  };
+}
+
 }  // namespace
 
 void override_cmake_build(const OverrideContext& context) {
   py::object upstream = context.upstream("CMakeBuild");
-  py::object download = context.upstream("download_and_copy_dependencies");
-  if (!context.profile->build.upstream_downloads) {
+  // A setup.py that no longer downloads in build_ext (upstream moved it out
+  // with the packages) has no download step for the profile to name.
+  py::object download = context.has("download_and_copy_dependencies")
+                            ? context.upstream("download_and_copy_dependencies")
+                            : py::object(py::cpp_function([] {}));
+  if (context.has("download_and_copy_dependencies") &&
+      !context.profile->build.upstream_downloads) {
     // NVIDIA's toolchain is no part of the Ascend wheel: nothing fetched, for
     // upstream's own callers too.
     download = py::cpp_function(
@@ -368,15 +408,16 @@ void override_cmake_build(const OverrideContext& context) {
       },
       py::name("run"), py::is_method(cmake_build));
 
+  const std::function<ConfigureFacts()> configure_facts = build_facts(context);
   cmake_build.attr("build_extension") = py::cpp_function(
-      [upstream, build_extension, patch_point, get_cmake_dir, profile](py::object self,
-                                                                       py::object extension) {
+      [upstream, build_extension, patch_point, get_cmake_dir, profile, configure_facts](
+          py::object self, py::object extension) {
         const fs::path cmake_dir = py::str(get_cmake_dir()).cast<std::string>();
         const NinjaLogEntries log_before = ninja_log_entries(cmake_dir);
         auto calls = std::make_shared<CmakeCalls>();
         {
           // With the compile cache, ccache is the launcher (distcc as its prefix).
-          CheckCallWrapper wrapper(ascend_cmake_args(*profile),
+          CheckCallWrapper wrapper(ascend_cmake_args(*profile, configure_facts()),
                                    compile_cache().active
                                        ? std::vector<std::string>{}
                                        : cluster_cmake_args(compile_cluster(), cmake_dir),

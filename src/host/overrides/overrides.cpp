@@ -49,8 +49,11 @@ void apply_overrides(const OverrideContext& given) {
   OverrideContext context = given;
   context.names = require_patch_points(*context.profile, context.module);
   override_backends(context);
-  override_llvm_package_info(context);
-  override_thirdparty_packages(context);
+  if (context.profile->llvm.resolved_by_setup_py()) {
+    // Elsewhere CMake resolves them: the CMakeBuild override hands it the LLVM.
+    override_llvm_package_info(context);
+    override_thirdparty_packages(context);
+  }
   override_distributed_package(context);
   override_cmake_build(context);
   override_build_wheel(context);
