@@ -509,14 +509,18 @@ void adopt_ascend_setup_hooks(const fs::path& tree) {
              "build-backend = \"setuptools.build_meta\"\n");
 }
 
-std::string_view in_tree_profile_text() {
+std::string_view builtin_profile_text_of(const std::string& file) {
   for (const ascend_setup::BuiltinProfile& builtin : ascend_setup::builtin_profiles()) {
-    if (builtin.file == "triton-ascend-3.6.0-in-tree.toml") {
+    if (builtin.file == file) {
       return builtin.text;
     }
   }
-  ADD_FAILURE() << "no built-in profile triton-ascend-3.6.0-in-tree.toml";
+  ADD_FAILURE() << "no built-in profile " << file;
   return {};
+}
+
+std::string_view in_tree_profile_text() {
+  return builtin_profile_text_of("triton-ascend-3.6.0-in-tree.toml");
 }
 
 std::string replace_once(std::string text, const std::string& from, const std::string& to) {

@@ -129,6 +129,9 @@ fs::path write_profile(const fs::path& path,
                        const std::vector<std::pair<std::string, std::string>>& replacements,
                        std::string_view base = {});
 
+// The text of the built-in profile in `file` ("triton-ascend-3.8.0.toml").
+std::string_view builtin_profile_text_of(const std::string& file);
+
 // The built-in profile of the 3.6.0 in-tree layer (its [layer] form is
 // "in-tree"): the default one's values plus the newer layer's (NPUIR,
 // BishengIR, ...).

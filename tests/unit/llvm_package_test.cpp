@@ -125,6 +125,35 @@ TEST_F(LlvmPackageTest, TheLine370TakesTheBuildByGlibcOnX64AndByTheSystemOnArm64
             "llvm-f6ded0b5-00000000-forced");
 }
 
+// The 3.8.0 line: the revision is llvm-info.json's "llvm_hash" (upstream's
+// new file); the package keeps the Ascend name. A file without the key is
+// one error naming the file and the key.
+TEST_F(LlvmPackageTest, TheLine380TakesTheRevisionFromLlvmInfoJson) {
+  for (const char* file : {"triton-ascend-3.8.0.toml", "triton-ascend-3.8.0-in-tree.toml"}) {
+    profile = parse_profile(builtin_profile_text_of(file), file).llvm;
+    EXPECT_EQ(profile.resolved_in, "python/build_helpers.py");
+    write_file(dir.path() / "cmake" / "llvm-info.json",
+               "{\"llvm_hash\": \"0123456789abcdef0123456789abcdef01234567\", \"build_number\": 3,"
+               " \"sha256sum\": {\"ubuntu-x64\": \"00\"}}\n");
+    EXPECT_EQ(llvm_revision(profile, dir.path()), "01234567");
+    EXPECT_EQ(name_for({"Linux", "x86_64", "2.36", "debian"}),
+              "llvm-01234567-00000000-ubuntu-x64");
+    for (const char* bad : {"{\"build_number\": 3}", "[1]", "{\"llvm_hash\": 7}", "not json"}) {
+      write_file(dir.path() / "cmake" / "llvm-info.json", bad);
+      try {
+        llvm_revision(profile, dir.path());
+        ADD_FAILURE() << bad << " gave a revision";
+      } catch (const Error& error) {
+        EXPECT_EQ(error.kind(), ErrorKind::bad_input);
+        EXPECT_NE(std::string(error.what()).find("llvm-info.json holds no JSON object with a "
+                                                 "string \"llvm_hash\""),
+                  std::string::npos)
+            << error.what();
+      }
+    }
+  }
+}
+
 // std::stoi threw std::out_of_range for a glibc component too large for an int.
 TEST_F(LlvmPackageTest, AGlibcVersionTooLargeToReadIsNoVersion) {
   for (const char* glibc : {"2.99999999999999999999", "99999999999999999999.36", "2.x", "2"}) {

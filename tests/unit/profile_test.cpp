@@ -195,6 +195,40 @@ TEST(Profile, ModeRuleAndPinAreChecked) {
       std::string::npos);
 }
 
+// The 3.8.0 line's fields: each keeps today's results when absent, and a
+// value that cannot work is an error at its key.
+TEST(Profile, TheLine380FieldsDefaultToTodayAndAreChecked) {
+  const Profile today = parse_profile(builtin_profile_text(), "built-in profile");
+  EXPECT_TRUE(today.llvm.resolved_by_setup_py());
+  EXPECT_EQ(today.llvm.hash_key, "");
+  EXPECT_EQ(today.build.clangxx_arg, "");
+  EXPECT_EQ(today.build.version_arg, "");
+  EXPECT_EQ(today.wheel.stable_abi_env, "");
+  for (const char* file : {"triton-ascend-3.8.0.toml", "triton-ascend-3.8.0-in-tree.toml"}) {
+    const Profile line = parse_profile(builtin_profile_text_of(file), file);
+    EXPECT_EQ(line.upstream.version, "3.8.0") << file;
+    EXPECT_EQ(line.llvm.hash_file, "cmake/llvm-info.json") << file;
+    EXPECT_EQ(line.wheel.stable_abi_tag, "cp312-abi3") << file;
+    ASSERT_EQ(line.patches.nested.size(), 1u) << file;
+    EXPECT_EQ(line.patches.nested[0].file, "npuir_adapter_to_llvm_24.patch") << file;
+    EXPECT_TRUE(line.patches.nested[0].crlf_to_lf) << file;
+    EXPECT_EQ(line.distributed.pin, "7786ae06d5cf16fc232d3ccfeb4a18f5d6a9e26e") << file;
+  }
+  const std::string outside = error_of(replace(
+      builtin(), "hash_file = \"cmake/llvm-hash.txt\"",
+      "hash_file = \"cmake/llvm-hash.txt\"\nresolved_in = \"../build_helpers.py\""));
+  EXPECT_NE(outside.find("'llvm.resolved_in'"), std::string::npos) << outside;
+  const std::string half = error_of(replace(
+      builtin(), "linux_wheel_glob = \"*-linux_*.whl\"",
+      "linux_wheel_glob = \"*-linux_*.whl\"\nstable_abi_env = \"TRITON_STABLE_ABI\""));
+  EXPECT_NE(half.find("'wheel.stable_abi_tag'"), std::string::npos) << half;
+  const std::string no_dash = error_of(
+      replace(builtin(), "linux_wheel_glob = \"*-linux_*.whl\"",
+              "linux_wheel_glob = \"*-linux_*.whl\"\nstable_abi_env = \"S\"\n"
+              "stable_abi_tag = \"cp312abi3\""));
+  EXPECT_NE(no_dash.find("\"<python tag>-<abi tag>\""), std::string::npos) << no_dash;
+}
+
 TEST(Profile, ArchitectureAliases) {
   const Profile p = parse_profile(builtin_profile_text(), "built-in profile");
   for (const char* machine : {"x86_64", "amd64", "i386", "i686"}) {
