@@ -5,7 +5,6 @@
 // setup()'s kwargs in the CI variants, the NPU-IR patch inside the nested
 // checkout through --apply-patches, --patch-status, --restore-sources and
 // --force-patches, a power loss at every write, and the wheel.
-#include "base/util/digest.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -20,23 +19,6 @@ const char* const npuir = "third_party/ascend/AscendNPU-IR";
 const char* const npuir_patch = "third_party/ascend/patch/npuir_adapter_to_llvm_23.patch";
 
 fs::path example_370() { return fs::path(EXAMPLE_TREE).parent_path() / "triton-3.7"; }
-
-// Every regular file under `root` by relative path (nested .git directories
-// and build outputs aside), with its SHA-256.
-std::map<std::string, std::string> files_under(const fs::path& root) {
-  std::map<std::string, std::string> files;
-  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator();
-       ++it) {
-    const std::string name = it->path().filename().string();
-    if (name == ".git" || name == "build" || name == "dist" || name.ends_with(".egg-info")) {
-      it.disable_recursion_pending();
-    } else if (it->is_regular_file()) {
-      files[it->path().lexically_relative(root).string()] =
-          ascend_setup::sha256_hex(read_file(it->path()));
-    }
-  }
-  return files;
-}
 
 class Line370Test : public ::testing::Test {
  protected:

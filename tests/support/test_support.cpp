@@ -1,5 +1,7 @@
 #include "test_support.hpp"
 
+#include "base/util/digest.hpp"
+
 #include "base/layer/profile.hpp"
 #include "base/tree/file_lock.hpp"
 #include "base/util/staged_replacement.hpp"
@@ -399,6 +401,21 @@ std::vector<CmakeCall> read_cmake_calls(const fs::path& log) {
   }
   calls.pop_back();
   return calls;
+}
+
+std::map<std::string, std::string> files_under(const fs::path& root) {
+  std::map<std::string, std::string> files;
+  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator();
+       ++it) {
+    const std::string name = it->path().filename().string();
+    if (name == ".git" || name == "build" || name == "dist" || name.ends_with(".egg-info")) {
+      it.disable_recursion_pending();
+    } else if (it->is_regular_file()) {
+      files[it->path().lexically_relative(root).string()] =
+          ascend_setup::sha256_hex(read_file(it->path()));
+    }
+  }
+  return files;
 }
 
 std::vector<fs::path> files_in(const fs::path& dir, const std::string& suffix) {

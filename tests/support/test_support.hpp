@@ -281,6 +281,10 @@ class SmallDisk {
 fs::path leave_staged_copy(const fs::path& target, const std::string& what,
                            const fs::path& file = {});
 
+// Every regular file under `root` by relative path (nested .git directories
+// and build outputs aside), with its SHA-256.
+std::map<std::string, std::string> files_under(const fs::path& root);
+
 // Files directly in `dir` whose names end with `suffix`, sorted.
 std::vector<fs::path> files_in(const fs::path& dir, const std::string& suffix);
 

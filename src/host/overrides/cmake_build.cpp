@@ -27,7 +27,7 @@
 #include "base/build/build_summary.hpp"
 #include "base/jobs/compile_cache.hpp"
 #include "base/jobs/compile_cluster.hpp"
-#include "base/download/llvm_syspath.hpp"
+#include "host/overrides/llvm_syspath.hpp"
 #include "base/layer/cmake_arguments.hpp"
 #include "base/layer/environment.hpp"
 #include "base/layer/wheel_version.hpp"

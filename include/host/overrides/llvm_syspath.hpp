@@ -4,11 +4,13 @@
 // patch of setup.py's module reaches it). ascend-setup resolves the Ascend
 // LLVM package itself, fetches it into upstream's cache with its own
 // downloader (package_fetch.hpp: parallel ranges, resume, the mirror, one
-// fetch per machine, the pinned SHA-256, nothing partial), and the caller
-// hands its directory to CMake as -D<syspath_var>=<dir>. Upstream's helper
-// then finds its input defined and downloads nothing.
+// fetch per machine, the pinned SHA-256, nothing partial), and the CMakeBuild
+// override hands its directory to CMake as -D<syspath_var>=<dir>. Upstream's
+// helper then finds its input defined and downloads nothing. No Python here:
+// the override gathers the inputs from setup.py's module.
 #pragma once
 
+#include "base/download/package_fetch.hpp"
 #include "base/layer/profile.hpp"
 #include "base/util/platform_info.hpp"
 

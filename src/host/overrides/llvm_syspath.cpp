@@ -1,4 +1,4 @@
-#include "base/download/llvm_syspath.hpp"
+#include "host/overrides/llvm_syspath.hpp"
 
 #include "base/build/build_phases.hpp"
 #include "base/download/package_fetch.hpp"
