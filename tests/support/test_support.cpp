@@ -153,6 +153,18 @@ std::string make_git_repo(const fs::path& tree, const fs::path& home) {
 std::string make_nested_npuir_repo(const fs::path& tree, const fs::path& home) {
   const std::string path = "third_party/ascend/AscendNPU-IR";
   const std::string head = make_git_repo(tree / path, home);
+  // Each file committed byte for byte (`git ls-files --eol`: the index's line
+  // endings, i/, as the work tree's, w/): the 3.8 stand-in's NPU-IR patch is
+  // measured against the CRLF its CMakeLists.txt keeps at HEAD.
+  std::istringstream eols(must_run({"git", "ls-files", "--eol"}, tree / path, git_env(home)));
+  for (std::string line; std::getline(eols, line);) {
+    std::istringstream fields(line);
+    std::string index_eol;
+    std::string tree_eol;
+    fields >> index_eol >> tree_eol;
+    EXPECT_EQ(index_eol.substr(2), tree_eol.substr(2))
+        << "committed with other line endings: " << line;
+  }
   const std::string section = "submodule." + path;
   must_run({"git", "config", "-f", ".gitmodules", section + ".path", path}, tree, git_env(home));
   must_run({"git", "config", "-f", ".gitmodules", section + ".url", (tree / path).string()}, tree,
@@ -177,6 +189,7 @@ Env offline_env(const fs::path& home) {
   Env env = git_env(home);
   env["CCACHE_DIR"] = shared_compile_cache().string();
   env["LLVM_SYSPATH"] = STUB_LLVM;
+  env["JSON_SYSPATH"] = STUB_JSON;
   env["TRITON_OFFLINE_BUILD"] = "1";
   env["TRITON_HOME"] = home.string();
   env["VIRTUAL_ENV"] = std::nullopt;
@@ -624,7 +637,8 @@ fs::path leave_staged_copy(const fs::path& target, const std::string& what, cons
   }
   int status = 0;
   EXPECT_EQ(::waitpid(ended, &status, 0), ended);
-  const ascend_setup::StagedReplacement staging(test_writer_lock(), target, what);  // named as the run names it
+  const ascend_setup::StagedReplacement staging(test_writer_lock(), target,
+                                                what);  // named as the run names it
   const std::string name = staging.staged().filename().string();
   const std::string pid = std::to_string(::getpid());
   EXPECT_TRUE(name.ends_with("-" + pid)) << name;

@@ -58,7 +58,10 @@ void write_file(const fs::path& path, const std::string& text);
 std::string read_file(const fs::path& path);
 
 // Copies examples/<example> (triton-3.6 unless named: "triton-3.7" for the
-// 3.7 line's tree, already of the in-tree form that adopted ascend_setup.hooks)
+// 3.7 line's tree, already of the in-tree form that adopted ascend_setup.hooks;
+// "triton-3.8" for the 3.8 line's, upstream's build_helpers.py shape, of the
+// entry form: writing its third_party/ascend/build/__init__.py as the one line
+// `from ascend_setup.hooks import prepare, activate` makes it the in-tree form)
 // to `dir`/tree and returns that path.
 fs::path copy_example_tree(const fs::path& dir, const std::string& example = "triton-3.6");
 
@@ -73,11 +76,14 @@ Env git_env(const fs::path& home);
 // `git init`, add everything, commit. Returns HEAD's full id.
 std::string make_git_repo(const fs::path& tree, const fs::path& home);
 
-// The 3.7 tree's AscendNPU-IR stand-in (`tree`/third_party/ascend/AscendNPU-IR,
-// plain files in the example) made a git repository of its own: init, add,
-// commit with git_env(`home`); and `tree`'s .gitmodules entry for it pointed at
-// that repository's local path, so that a clone's `git submodule update
-// --init` (upstream's BackendInstaller runs one) never reaches the network.
+// The 3.7 or 3.8 tree's AscendNPU-IR stand-in
+// (`tree`/third_party/ascend/AscendNPU-IR, plain files in the example) made a
+// git repository of its own: init, add, commit with git_env(`home`), every
+// file's bytes as they are (the 3.8 stand-in's CMakeLists.txt keeps its CRLF;
+// checked: a test failure otherwise); and `tree`'s .gitmodules entry for it
+// pointed at that repository's local path, so that a clone's `git submodule
+// update --init` (upstream's BackendInstaller runs one) never reaches the
+// network.
 // Call it before make_git_repo(`tree`, `home`): the outer `git add -A` then
 // records the nested repository as a gitlink (git warns "adding embedded git
 // repository" on stderr), which the .gitmodules entry makes a submodule, and
@@ -93,7 +99,8 @@ std::string make_nested_npuir_repo(const fs::path& tree, const fs::path& home);
 // own cold CCACHE_DIR or turns ccache off.
 fs::path shared_compile_cache();
 
-// The environment of an offline build of the example tree: stub LLVM,
+// The environment of an offline build of the example tree: stub LLVM and JSON
+// (LLVM_SYSPATH, JSON_SYSPATH; the 3.8 tree's build_helpers.py needs both),
 // TRITON_OFFLINE_BUILD, TRITON_HOME under `home`, the suite's shared compile
 // cache (CCACHE_DIR), no venv, no host log level, no mode switches.
 Env offline_env(const fs::path& home);

@@ -1,0 +1,6 @@
+#pragma once
+
+namespace triton {
+const char* dialectName();
+const char* llvmVersion();
+}  // namespace triton

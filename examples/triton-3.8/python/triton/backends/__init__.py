@@ -1,0 +1,1 @@
+"""Backends are linked or installed here as subpackages."""

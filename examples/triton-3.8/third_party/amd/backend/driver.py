@@ -1,0 +1,6 @@
+class AmdDriver:
+    name = "amd"
+
+    @staticmethod
+    def is_active():
+        return False

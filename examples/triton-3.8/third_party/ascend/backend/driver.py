@@ -1,0 +1,6 @@
+class AscendDriver:
+    name = "ascend"
+
+    @staticmethod
+    def is_active():
+        return False

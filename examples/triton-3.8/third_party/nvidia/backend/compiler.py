@@ -1,0 +1,5 @@
+class NvidiaBackend:
+    name = "nvidia"
+
+    def __init__(self, target=None):
+        self.target = target

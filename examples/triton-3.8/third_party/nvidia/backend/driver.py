@@ -1,0 +1,6 @@
+class NvidiaDriver:
+    name = "nvidia"
+
+    @staticmethod
+    def is_active():
+        return False

@@ -1,0 +1,1 @@
+"""Proton profiler (stand-in)."""
