@@ -163,16 +163,18 @@ case "$mode" in
       "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG" "-DASCEND_SETUP_PYTHONS=$python_for_host" \
       -DASCEND_SETUP_TESTS=OFF -DASCEND_SETUP_BENCH=OFF -DASCEND_SETUP_WERROR=OFF >&2
     cmake --build "$build" >&2
-    # The example trees, one per upstream line (3.6.0, and 3.7.0 with its
-    # nested AscendNPU-IR patch), each built by the same binary with its own
+    # The example trees, one per upstream line (3.6.0; 3.7.0 with its nested
+    # AscendNPU-IR patch; 3.8.0, whose CMake resolves LLVM and JSON through
+    # python/build_helpers.py), each built by the same binary with its own
     # profile and no option, in a copy under the build directory, so the
     # checkout stays clean and rebuilds are incremental.
     export LLVM_SYSPATH="$root/examples/stub-llvm" TRITON_OFFLINE_BUILD=1
+    export JSON_SYSPATH="$root/examples/stub-json"
     export TRITON_HOME="$build/example/home"
     # Debian's python3 (it has setuptools, wheel and pybind11), unless a venv is active.
     python=()
     [ -n "${VIRTUAL_ENV:-}" ] || python=(--python /usr/bin/python3)
-    for example in triton-3.6 triton-3.7; do
+    for example in triton-3.6 triton-3.7 triton-3.8; do
       tree="$build/example/$example"
       mkdir -p "$tree"
       cp -R -u "$root/examples/$example/." "$tree/"

@@ -65,6 +65,7 @@ default_tests=(
   'DistccCmakeBuildTest.*Killed*'
   'FullDiskTest.*'
   'Line370Test.PowerLoss*'
+  'Line380Test.PowerLoss*'
 )
 patterns=("$@")
 [ ${#patterns[@]} -gt 0 ] || patterns=("${default_tests[@]}")

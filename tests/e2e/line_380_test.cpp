@@ -229,7 +229,7 @@ class Line380WheelTest : public PackageBuildTest {
   std::string head;
 };
 
-TEST_F(Line380WheelTest, BdistWheelBuildsWithTheLlvmAscendSetupFetchedAndHandedToCMake) {
+TEST_F(Line380WheelTest, BdistWheelBuildsWithTheLlvmAscendSetupFetchedAndHandedToCMake_StubLlvmOnLoopbackNginx) {
   make_package(0, [](const fs::path& package) {
     write_file(package / "bin/clang++", "#!/bin/sh\nexec clang++ \"$@\"\n");
     fs::permissions(package / "bin/clang++", fs::perms(0755));
