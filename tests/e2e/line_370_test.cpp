@@ -5,11 +5,9 @@
 // setup()'s kwargs in the CI variants, the NPU-IR patch inside the nested
 // checkout through --apply-patches, --patch-status, --restore-sources and
 // --force-patches, a power loss at every write, and the wheel.
-#include "test_support.hpp"
+#include "line_tree.hpp"
 
 #include <gtest/gtest.h>
-
-#include <signal.h>
 
 using namespace test_support;
 
@@ -20,27 +18,9 @@ const char* const npuir_patch = "third_party/ascend/patch/npuir_adapter_to_llvm_
 
 fs::path example_370() { return fs::path(EXAMPLE_TREE).parent_path() / "triton-3.7"; }
 
-class Line370Test : public ::testing::Test {
+class Line370Test : public LineTreeTest {
  protected:
-  void SetUp() override {
-    tree = copy_example_tree(dir.path(), "triton-3.7");
-    make_nested_npuir_repo(tree, dir.path());
-    head = make_git_repo(tree, dir.path());
-    env = offline_env(dir.path());
-  }
-
-  ascend_setup::ProcessResult host(const std::vector<std::string>& args,
-                                   const Env& extra = {}) const {
-    Env all = env;
-    for (const auto& [name, value] : extra) {
-      all[name] = value;
-    }
-    return run_host(args, tree, all);
-  }
-
-  std::string git_status(const fs::path& where) const {
-    return must_run({"git", "status", "--porcelain"}, where, git_env(dir.path()));
-  }
+  Line370Test() : LineTreeTest("triton-3.7") {}
 
   // What `git apply` makes of a plain copy: the release set (main patch,
   // then the NPU-IR patch with --directory), file by file.
@@ -53,11 +33,6 @@ class Line370Test : public ::testing::Test {
              git_env(dir.path()));
     return files_under(reference);
   }
-
-  TempDir dir;
-  fs::path tree;
-  std::string head;
-  Env env;
 };
 
 TEST_F(Line370Test, TheTreeGetsThe370ProfileAndItsKwargsInEachCiVariant) {
@@ -182,24 +157,7 @@ TEST_F(Line370Test, AnEditOverlappingTheNpuIrPatchExits5AndForceSavesIt) {
 // A SIGKILL at every write of --apply-patches (the stand-in preload), then
 // any run: the tree and the nested checkout are both pristine or both patched.
 TEST_F(Line370Test, PowerLossAtEveryWriteLeavesTheTreeAndTheNestedCheckoutWhole) {
-  const auto pristine = files_under(tree);
-  for (int nth = 1;; ++nth) {
-    ASSERT_LT(nth, 100) << "the run never finished";
-    const auto run =
-        host({"--release", "--apply-patches"}, {{"LD_PRELOAD", FAIL_NTH_WRITE},
-                                                {"FAIL_WRITE_MATCH", tree.string()},
-                                                {"FAIL_WRITE_NTH", std::to_string(nth)},
-                                                {"FAIL_WRITE_KILL", "1"}});
-    if (run.exit_code == 0) {
-      EXPECT_GT(nth, 6) << "the stand-in never struck";
-      EXPECT_NE(git_status(tree / npuir), "");
-      break;
-    }
-    ASSERT_EQ(run.exit_code, 128 + SIGKILL) << run.err;
-    const auto status = host({"--release", "--patch-status"});
-    EXPECT_EQ(status.exit_code, 1) << "write " << nth << status.err;
-    EXPECT_EQ(files_under(tree), pristine) << "write " << nth << ": a half-patched tree";
-  }
+  expect_whole_at_every_write(FAIL_NTH_WRITE, npuir);
 }
 
 // The wheel of the 3.7 example: their layer's metadata, triton-opt stripped

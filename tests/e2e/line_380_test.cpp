@@ -11,13 +11,11 @@
 // while upstream's helper downloads nothing.
 #include "loopback_servers.hpp"
 #include "package_build.hpp"
-#include "test_support.hpp"
+#include "line_tree.hpp"
 
 #include "base/util/strings.hpp"
 
 #include <gtest/gtest.h>
-
-#include <signal.h>
 
 using namespace test_support;
 
@@ -38,27 +36,9 @@ std::set<std::string> finding_keys(const nlohmann::ordered_json& report) {
   return found;
 }
 
-class Line380Test : public ::testing::Test {
+class Line380Test : public LineTreeTest {
  protected:
-  void SetUp() override {
-    tree = copy_example_tree(dir.path(), "triton-3.8");
-    make_nested_npuir_repo(tree, dir.path());
-    head = make_git_repo(tree, dir.path());
-    env = offline_env(dir.path());
-  }
-
-  ascend_setup::ProcessResult host(const std::vector<std::string>& args,
-                                   const Env& extra = {}) const {
-    Env all = env;
-    for (const auto& [name, value] : extra) {
-      all[name] = value;
-    }
-    return run_host(args, tree, all);
-  }
-
-  std::string git_status(const fs::path& where) const {
-    return must_run({"git", "status", "--porcelain"}, where, git_env(dir.path()));
-  }
+  Line380Test() : LineTreeTest("triton-3.8") {}
 
   // What their layer makes of a plain copy: the release set (main patch,
   // then the NPU-IR patch with --directory, after the CRLF of the files it
@@ -74,11 +54,6 @@ class Line380Test : public ::testing::Test {
              git_env(dir.path()));
     return files_under(reference);
   }
-
-  TempDir dir;
-  fs::path tree;
-  std::string head;
-  Env env;
 };
 
 TEST_F(Line380Test, TheTreeGetsThe380ProfileOfItsFormAndItsKwargsInEachCiVariant) {
@@ -190,24 +165,7 @@ TEST_F(Line380Test, TheNpuIrPatchOfACrlfCheckoutIsAppliedAgainAndRestoredToItsCo
 // A SIGKILL at every write of --apply-patches (the stand-in preload), then
 // any run: the tree and the CRLF checkout are both pristine or both patched.
 TEST_F(Line380Test, PowerLossAtEveryWriteLeavesTheTreeAndTheCrlfCheckoutWhole) {
-  const auto pristine = files_under(tree);
-  for (int nth = 1;; ++nth) {
-    ASSERT_LT(nth, 100) << "the run never finished";
-    const auto run =
-        host({"--release", "--apply-patches"}, {{"LD_PRELOAD", FAIL_NTH_WRITE},
-                                                {"FAIL_WRITE_MATCH", tree.string()},
-                                                {"FAIL_WRITE_NTH", std::to_string(nth)},
-                                                {"FAIL_WRITE_KILL", "1"}});
-    if (run.exit_code == 0) {
-      EXPECT_GT(nth, 6) << "the stand-in never struck";
-      EXPECT_NE(git_status(tree / npuir), "");
-      break;
-    }
-    ASSERT_EQ(run.exit_code, 128 + SIGKILL) << run.err;
-    const auto status = host({"--release", "--patch-status"});
-    EXPECT_EQ(status.exit_code, 1) << "write " << nth << status.err;
-    EXPECT_EQ(files_under(tree), pristine) << "write " << nth << ": a half-patched tree";
-  }
+  expect_whole_at_every_write(FAIL_NTH_WRITE, npuir);
 }
 
 // The wheel, not offline, LLVM_SYSPATH unset: ascend-setup fetches the
