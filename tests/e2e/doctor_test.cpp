@@ -229,8 +229,9 @@ TEST_F(DoctorTest, OlderUpstreamVersionStopsAReleaseBuildWarnsADevBuild) {
 }
 
 TEST_F(DoctorTest, TheTreesUpstreamVersionPicksTheProfileAndTheLogSaysWhy) {
-  // The only built-in profile, made for the tree's version: no choice to
-  // tell at the default level (stderr stays setup.py's own); debug says it.
+  // A built-in profile made for the tree's version (among the entry form's
+  // 3.6.0 and 3.8.0): nothing to tell at the default level (stderr stays
+  // setup.py's own); debug says it.
   ProcessResult result = host({"--dump-kwargs"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(result.err, "");
@@ -288,7 +289,8 @@ TEST_F(DoctorTest, TheTreesUpstreamVersionPicksTheProfileAndTheLogSaysWhy) {
                       (profiles / "triton-ascend-3.4.0.toml").string() +
                       "): setup.py's TRITON_VERSION is 3.4.2; no profile is made for it "
                       "(profiles: triton-ascend-3.4.0 for 3.4.0, triton-ascend-3.5.0 for 3.5.0, "
-                      "triton-ascend-3.6.0 for 3.6.0), this one is for the same minor version"))
+                      "triton-ascend-3.6.0 for 3.6.0, triton-ascend-3.8.0 for 3.8.0), this one is "
+                      "for the same minor version"))
       << result.err;
 
   // Without the directory, the built-in one is the nearest newer; a release build stops.

@@ -36,7 +36,7 @@ class Line370Test : public LineTreeTest {
 };
 
 TEST_F(Line370Test, TheTreeGetsThe370ProfileAndItsKwargsInEachCiVariant) {
-  auto dump = host({"--dump-kwargs"});
+  auto dump = host({"--log-level", "debug", "--dump-kwargs"});
   ASSERT_EQ(dump.exit_code, 0) << dump.err;
   EXPECT_TRUE(contains(dump.err, "profile triton-ascend-3.7.0-in-tree")) << dump.err;
   auto kwargs = parse_json(dump.out);

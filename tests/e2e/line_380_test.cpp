@@ -57,9 +57,9 @@ class Line380Test : public LineTreeTest {
 };
 
 TEST_F(Line380Test, TheTreeGetsThe380ProfileOfItsFormAndItsKwargsInEachCiVariant) {
-  auto dump = host({"--dump-kwargs"});
+  auto dump = host({"--log-level", "debug", "--dump-kwargs"});
   ASSERT_EQ(dump.exit_code, 0) << dump.err;
-  EXPECT_TRUE(contains(dump.err, "profile triton-ascend-3.8.0 ")) << dump.err;
+  EXPECT_TRUE(contains(dump.err, "debug: profile triton-ascend-3.8.0 ")) << dump.err;
   const auto kwargs = parse_json(dump.out);
   EXPECT_EQ(kwargs["name"], "triton_ascend");
   EXPECT_EQ(kwargs["version"], "3.8.0+git" + head.substr(0, 8)) << "version.txt plus the hash";
@@ -79,9 +79,9 @@ TEST_F(Line380Test, TheTreeGetsThe380ProfileOfItsFormAndItsKwargsInEachCiVariant
   // The same tree once it adopts the in-tree hooks: the in-tree profile.
   write_file(tree / "third_party/ascend/build/__init__.py",
              "from ascend_setup.hooks import prepare, activate\n");
-  dump = host({"--dump-kwargs"});
+  dump = host({"--log-level", "debug", "--dump-kwargs"});
   ASSERT_EQ(dump.exit_code, 0) << dump.err;
-  EXPECT_TRUE(contains(dump.err, "profile triton-ascend-3.8.0-in-tree")) << dump.err;
+  EXPECT_TRUE(contains(dump.err, "debug: profile triton-ascend-3.8.0-in-tree")) << dump.err;
   EXPECT_EQ(parse_json(dump.out)["cmdclass"]["build_py"], "__main__.AscendBuildPy");
 }
 

@@ -47,6 +47,9 @@ struct ProfileChoice {
   bool fits = false;  // made for the tree's upstream version (or named by the user)
   std::size_t candidates =
       0;  // how many fitting the tree's layer it was chosen among (0: named by the user)
+  // How many of those came from a --profile-dir (the user's alternatives to
+  // the built-in ones).
+  std::size_t from_directories = 0;
 };
 
 // Picks among `candidates` (an earlier one wins a tie) for `version`; with no

@@ -269,6 +269,9 @@ ProfileChoice select_profile(const ProfileRequest& request, const fs::path& tree
         "; the tree holds " + *marker + " (the " + choice.profile.layer.form + " layer)";
   }
   choice.candidates = candidates.size();  // those that fit the tree's layer
+  choice.from_directories = static_cast<std::size_t>(
+      std::count_if(candidates.begin(), candidates.end(),
+                    [](const Profile& p) { return p.source.rfind("built-in ", 0) != 0; }));
   return choice;
 }
 

@@ -91,9 +91,12 @@ std::shared_ptr<const Profile> start_on_tree(const std::filesystem::path& root,
                                              const ProfileRequest& request) {
   recover_interrupted_patching(root);  // a killed run's journal, before anything else
   ProfileChoice choice = select_profile(request, root, setup_py);
-  spdlog::log(!choice.fits            ? spdlog::level::warn
-              : choice.candidates > 1 ? spdlog::level::info
-                                      : spdlog::level::debug,
+  // A built-in profile made for the tree's version is no news (stderr stays
+  // setup.py's own, whichever line the tree is); a choice among the user's
+  // --profile-dir profiles is said; no profile made for the version warns.
+  spdlog::log(!choice.fits ? spdlog::level::warn
+              : choice.candidates > 1 && choice.from_directories > 0 ? spdlog::level::info
+                                                                     : spdlog::level::debug,
               "profile {} ({}): {}", choice.profile.name, choice.profile.source,
               choice.profile.chosen_because);
   auto profile = std::make_shared<const Profile>(std::move(choice.profile));
