@@ -9,9 +9,9 @@
 // --restore-sources, a power loss at every write, and the wheel built with
 // the LLVM ascend-setup fetched from a loopback server and handed to CMake
 // while upstream's helper downloads nothing.
+#include "line_tree.hpp"
 #include "loopback_servers.hpp"
 #include "package_build.hpp"
-#include "line_tree.hpp"
 
 #include "base/util/strings.hpp"
 
@@ -187,7 +187,8 @@ class Line380WheelTest : public PackageBuildTest {
   std::string head;
 };
 
-TEST_F(Line380WheelTest, BdistWheelBuildsWithTheLlvmAscendSetupFetchedAndHandedToCMake_StubLlvmOnLoopbackNginx) {
+TEST_F(Line380WheelTest,
+       BdistWheelBuildsWithTheLlvmAscendSetupFetchedAndHandedToCMake_StubLlvmOnLoopbackNginx) {
   make_package(0, [](const fs::path& package) {
     write_file(package / "bin/clang++", "#!/bin/sh\nexec clang++ \"$@\"\n");
     fs::permissions(package / "bin/clang++", fs::perms(0755));
@@ -218,10 +219,10 @@ TEST_F(Line380WheelTest, BdistWheelBuildsWithTheLlvmAscendSetupFetchedAndHandedT
     }
   }
   EXPECT_TRUE(contains(cache, "LLVM_SYSPATH:UNINITIALIZED=" + package.string() + "\n")) << cache;
-  EXPECT_TRUE(contains(cache, "TRITON_GSAN_CLANGXX:UNINITIALIZED=" +
-                                  (package / "bin/clang++").string() + "\n") ||
-              contains(cache, "TRITON_GSAN_CLANGXX:FILEPATH=" + (package / "bin/clang++").string() +
-                                  "\n"))
+  EXPECT_TRUE(
+      contains(cache,
+               "TRITON_GSAN_CLANGXX:UNINITIALIZED=" + (package / "bin/clang++").string() + "\n") ||
+      contains(cache, "TRITON_GSAN_CLANGXX:FILEPATH=" + (package / "bin/clang++").string() + "\n"))
       << cache;
 
   const std::string version = "3.8.0+git" + head.substr(0, 8);
@@ -233,12 +234,12 @@ TEST_F(Line380WheelTest, BdistWheelBuildsWithTheLlvmAscendSetupFetchedAndHandedT
   EXPECT_TRUE(contains(members, "755 triton/_C/triton-opt")) << testing::PrintToString(members);
   const fs::path unpacked = dir.path() / "unpacked";
   must_run({"python3", "-m", "zipfile", "-e", wheels[0].string(), unpacked.string()}, dir.path());
-  const std::string compiled = must_run(
-      {SYSTEM_PYTHON, "-c",
-       "import sys; sys.path.insert(0, sys.argv[1]); from triton._C import libtriton; "
-       "print(libtriton.version())",
-       unpacked.string()},
-      dir.path());
+  const std::string compiled =
+      must_run({SYSTEM_PYTHON, "-c",
+                "import sys; sys.path.insert(0, sys.argv[1]); from triton._C import libtriton; "
+                "print(libtriton.version())",
+                unpacked.string()},
+               dir.path());
   EXPECT_EQ(compiled, version + "\n") << "the compiled Version.h is not the wheel's";
   const std::string metadata = read_file(files_in(unpacked, ".dist-info").at(0) / "METADATA");
   EXPECT_TRUE(contains(metadata, "\nRequires-Dist: triton (==3.7.0)\n")) << metadata;

@@ -44,14 +44,14 @@ TEST_F(CmakeArgumentsTest, TheOlderLinesGetWhatTheyGotBefore) {
   const Profile profile = parse_profile(builtin_profile_text(), "built-in");
   ConfigureFacts facts{dir.path() / "llvm", "3.6.0+git12345678"};
   ::setenv("TRITON_BUILD_TD", "ON", 1);
-  EXPECT_EQ(ascend_cmake_args(profile, facts),
-            (std::vector<std::string>{"-DLLVM_MAJOR_VERSION_22_COMPATIBLE=ON",
-                                      "-DTRITON_BUILD_TD=ON", "-DLLVM_SYSPATH=" +
-                                                                  (dir.path() / "llvm").string()}))
+  EXPECT_EQ(
+      ascend_cmake_args(profile, facts),
+      (std::vector<std::string>{"-DLLVM_MAJOR_VERSION_22_COMPATIBLE=ON", "-DTRITON_BUILD_TD=ON",
+                                "-DLLVM_SYSPATH=" + (dir.path() / "llvm").string()}))
       << "an LLVM handed over is passed whatever the line; the 3.6.0 host hands none";
-  EXPECT_EQ(ascend_cmake_args(profile, {}),
-            (std::vector<std::string>{"-DLLVM_MAJOR_VERSION_22_COMPATIBLE=ON",
-                                      "-DTRITON_BUILD_TD=ON"}));
+  EXPECT_EQ(
+      ascend_cmake_args(profile, {}),
+      (std::vector<std::string>{"-DLLVM_MAJOR_VERSION_22_COMPATIBLE=ON", "-DTRITON_BUILD_TD=ON"}));
 }
 
 TEST_F(CmakeArgumentsTest, TheLine380AddsTheLlvmClangxxAndVersionInTheirLayersOrder) {
@@ -59,12 +59,12 @@ TEST_F(CmakeArgumentsTest, TheLine380AddsTheLlvmClangxxAndVersionInTheirLayersOr
   write_file(llvm / "bin/clang++", "");
   ::setenv("ASCENDNPU_IR_TAG", "v1", 1);
   path_with_clangxx();
-  EXPECT_EQ(ascend_cmake_args(line380, {llvm, "3.8.0+gitabcdef12"}),
-            (std::vector<std::string>{
-                "-DASCENDNPU_IR_TAG=v1", "-DLLVM_MAJOR_VERSION_24_COMPATIBLE=ON",
-                "-DTRITON_BUILD_TD=OFF", "-DLLVM_SYSPATH=" + llvm.string(),
-                "-DTRITON_GSAN_CLANGXX=" + (llvm / "bin/clang++").string(),
-                "-DTRITON_VERSION=3.8.0+gitabcdef12"}));
+  EXPECT_EQ(
+      ascend_cmake_args(line380, {llvm, "3.8.0+gitabcdef12"}),
+      (std::vector<std::string>{"-DASCENDNPU_IR_TAG=v1", "-DLLVM_MAJOR_VERSION_24_COMPATIBLE=ON",
+                                "-DTRITON_BUILD_TD=OFF", "-DLLVM_SYSPATH=" + llvm.string(),
+                                "-DTRITON_GSAN_CLANGXX=" + (llvm / "bin/clang++").string(),
+                                "-DTRITON_VERSION=3.8.0+gitabcdef12"}));
 }
 
 TEST_F(CmakeArgumentsTest, GsanClangxxFallsBackToPathAndYieldsToTheUsersArguments) {

@@ -136,8 +136,7 @@ TEST_F(LlvmPackageTest, TheLine380TakesTheRevisionFromLlvmInfoJson) {
                "{\"llvm_hash\": \"0123456789abcdef0123456789abcdef01234567\", \"build_number\": 3,"
                " \"sha256sum\": {\"ubuntu-x64\": \"00\"}}\n");
     EXPECT_EQ(llvm_revision(profile, dir.path()), "01234567");
-    EXPECT_EQ(name_for({"Linux", "x86_64", "2.36", "debian"}),
-              "llvm-01234567-00000000-ubuntu-x64");
+    EXPECT_EQ(name_for({"Linux", "x86_64", "2.36", "debian"}), "llvm-01234567-00000000-ubuntu-x64");
     for (const char* bad : {"{\"build_number\": 3}", "[1]", "{\"llvm_hash\": 7}", "not json"}) {
       write_file(dir.path() / "cmake" / "llvm-info.json", bad);
       try {
@@ -145,8 +144,9 @@ TEST_F(LlvmPackageTest, TheLine380TakesTheRevisionFromLlvmInfoJson) {
         ADD_FAILURE() << bad << " gave a revision";
       } catch (const Error& error) {
         EXPECT_EQ(error.kind(), ErrorKind::bad_input);
-        EXPECT_NE(std::string(error.what()).find("llvm-info.json holds no JSON object with a "
-                                                 "string \"llvm_hash\""),
+        EXPECT_NE(std::string(error.what())
+                      .find("llvm-info.json holds no JSON object with a "
+                            "string \"llvm_hash\""),
                   std::string::npos)
             << error.what();
       }

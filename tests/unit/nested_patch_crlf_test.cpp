@@ -54,7 +54,9 @@ class NestedCrlfPatchTest : public ::testing::Test {
     write_file(tree / nested_patch, patch_text);
     make_git_repo(tree / checkout, dir.path());
     make_git_repo(tree, dir.path());
-    ASSERT_EQ(must_run({"git", "show", "HEAD:CMakeLists.txt"}, tree / checkout, git_env(dir.path())), lists_crlf)
+    ASSERT_EQ(
+        must_run({"git", "show", "HEAD:CMakeLists.txt"}, tree / checkout, git_env(dir.path())),
+        lists_crlf)
         << "git changed the committed line endings";
   }
 
@@ -64,8 +66,8 @@ class NestedCrlfPatchTest : public ::testing::Test {
                      "dev = { file = \"triton-ascend-dev-3.6.0.patch\", optional = false }\n",
                      "dev = { file = \"triton-ascend-dev-3.6.0.patch\", optional = false }\n"
                      "nested = [{ file = \"nested_ir_llvm24.patch\", checkout = \"" +
-                         std::string(checkout) + "\", crlf_to_lf = " +
-                         (crlf_to_lf ? "true" : "false") + " }]\n"),
+                         std::string(checkout) +
+                         "\", crlf_to_lf = " + (crlf_to_lf ? "true" : "false") + " }]\n"),
         "built-in with a nested CRLF patch");
   }
 
@@ -79,8 +81,8 @@ class NestedCrlfPatchTest : public ::testing::Test {
 
 TEST_F(NestedCrlfPatchTest, PatchesWithLfAndRestoresTheCommittedCrlfBytes) {
   const Profile profile = profile_with(true);
-  const std::string lf_patched = replace_all(
-      replace_once(lists_crlf, "LLVM_MAJOR 23", "LLVM_MAJOR 24"), "\r\n", "\n");
+  const std::string lf_patched =
+      replace_all(replace_once(lists_crlf, "LLVM_MAJOR 23", "LLVM_MAJOR 24"), "\r\n", "\n");
   for (int round = 0; round < 2; ++round) {  // a rebuild after a restore patches again
     const PatchOutcome outcome = engine(profile).apply(false);
     EXPECT_NE(std::find(outcome.written.begin(), outcome.written.end(), lists),

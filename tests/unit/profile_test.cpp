@@ -214,18 +214,18 @@ TEST(Profile, TheLine380FieldsDefaultToTodayAndAreChecked) {
     EXPECT_TRUE(line.patches.nested[0].crlf_to_lf) << file;
     EXPECT_EQ(line.distributed.pin, "7786ae06d5cf16fc232d3ccfeb4a18f5d6a9e26e") << file;
   }
-  const std::string outside = error_of(replace(
-      builtin(), "hash_file = \"cmake/llvm-hash.txt\"",
-      "hash_file = \"cmake/llvm-hash.txt\"\nresolved_in = \"../build_helpers.py\""));
+  const std::string outside = error_of(
+      replace(builtin(), "hash_file = \"cmake/llvm-hash.txt\"",
+              "hash_file = \"cmake/llvm-hash.txt\"\nresolved_in = \"../build_helpers.py\""));
   EXPECT_NE(outside.find("'llvm.resolved_in'"), std::string::npos) << outside;
-  const std::string half = error_of(replace(
-      builtin(), "linux_wheel_glob = \"*-linux_*.whl\"",
-      "linux_wheel_glob = \"*-linux_*.whl\"\nstable_abi_env = \"TRITON_STABLE_ABI\""));
-  EXPECT_NE(half.find("'wheel.stable_abi_tag'"), std::string::npos) << half;
-  const std::string no_dash = error_of(
+  const std::string half = error_of(
       replace(builtin(), "linux_wheel_glob = \"*-linux_*.whl\"",
-              "linux_wheel_glob = \"*-linux_*.whl\"\nstable_abi_env = \"S\"\n"
-              "stable_abi_tag = \"cp312abi3\""));
+              "linux_wheel_glob = \"*-linux_*.whl\"\nstable_abi_env = \"TRITON_STABLE_ABI\""));
+  EXPECT_NE(half.find("'wheel.stable_abi_tag'"), std::string::npos) << half;
+  const std::string no_dash =
+      error_of(replace(builtin(), "linux_wheel_glob = \"*-linux_*.whl\"",
+                       "linux_wheel_glob = \"*-linux_*.whl\"\nstable_abi_env = \"S\"\n"
+                       "stable_abi_tag = \"cp312abi3\""));
   EXPECT_NE(no_dash.find("\"<python tag>-<abi tag>\""), std::string::npos) << no_dash;
 }
 

@@ -36,8 +36,7 @@ std::vector<std::string> ascend_cmake_args(const Profile& profile, const Configu
   }
   if (const std::string& arg = profile.build.clangxx_arg; !arg.empty()) {
     const std::string variable = arg.substr(arg.rfind("-D", 0) == 0 ? 2 : 0);
-    if (env_value(EnvVar::cmake_args, &profile).value_or("").find(variable) !=
-        std::string::npos) {
+    if (env_value(EnvVar::cmake_args, &profile).value_or("").find(variable) != std::string::npos) {
       spdlog::info("{} is named in {}: not added", variable,
                    env_name(EnvVar::cmake_args, &profile));
     } else if (const auto found = clangxx(profile, facts)) {

@@ -175,8 +175,8 @@ void read_wheel(TableReader table, Profile& profile) {
   profile.wheel.stable_abi_tag = table.optional_string("stable_abi_tag");
   if (profile.wheel.stable_abi_env.empty() != profile.wheel.stable_abi_tag.empty() ||
       (!profile.wheel.stable_abi_tag.empty() &&
-       std::count(profile.wheel.stable_abi_tag.begin(), profile.wheel.stable_abi_tag.end(),
-                  '-') != 1)) {
+       std::count(profile.wheel.stable_abi_tag.begin(), profile.wheel.stable_abi_tag.end(), '-') !=
+           1)) {
     table.fail_key("stable_abi_tag",
                    "expected stable_abi_env and stable_abi_tag together, the tag as "
                    "\"<python tag>-<abi tag>\" (e.g. \"cp312-abi3\")");

@@ -94,7 +94,7 @@ std::shared_ptr<const Profile> start_on_tree(const std::filesystem::path& root,
   // A built-in profile made for the tree's version is no news (stderr stays
   // setup.py's own, whichever line the tree is); a choice among the user's
   // --profile-dir profiles is said; no profile made for the version warns.
-  spdlog::log(!choice.fits ? spdlog::level::warn
+  spdlog::log(!choice.fits                                           ? spdlog::level::warn
               : choice.candidates > 1 && choice.from_directories > 0 ? spdlog::level::info
                                                                      : spdlog::level::debug,
               "profile {} ({}): {}", choice.profile.name, choice.profile.source,

@@ -1,18 +1,20 @@
 // The Ascend CMakeBuild, a subclass of upstream's installed as
 // cmdclass["build_ext"].
 //   run(): upstream's download_and_copy_dependencies() (a no-op where the
-//     profile skips upstream's downloads), the patch engine, the
+//     profile skips upstream's downloads; none where the profile names no
+//     such patch point: upstream 3.8's setup.py has none), the patch engine, the
 //     CMake version check, coverage tooling on or off, build_extension() for
 //     each extension.
 //   build_extension(ext): upstream's, with subprocess.check_call wrapped for
 //     its duration so that the configure call (cmake without --build) gets
 //     the Ascend arguments (base/layer/cmake_arguments.hpp) after upstream's
-//     own, and the distcc launcher when compiling through a cluster
-//     (base/jobs/compile_cluster.hpp) unless the call names a launcher
-//     already, and the configure and build calls are the configure, compile
-//     and link phases (build_phases.hpp: spans for the summary and the trace,
-//     with the jobs ninja's log says each build call ran); then the tools are
-//     copied next to the extension, executable and stripped.
+//     own (with what they need computed first: on a tree that resolves its
+//     packages outside setup.py, the LLVM resolved and fetched natively,
+//     llvm_syspath.hpp; the wheel's version), and the distcc launcher when compiling through a
+//     cluster (base/jobs/compile_cluster.hpp) unless the call names a launcher already, and the
+//     configure and build calls are the configure, compile and link phases (build_phases.hpp: spans
+//     for the summary and the trace, with the jobs ninja's log says each build call ran); then the
+//     tools are copied next to the extension, executable and stripped.
 //   A cmake call that fails is reported as the failed build tool it is (its
 //     command and status, exit 1), whatever the disks hold: a full disk is
 //     said by the tool's own output above ("No space left on device").
@@ -27,7 +29,6 @@
 #include "base/build/build_summary.hpp"
 #include "base/jobs/compile_cache.hpp"
 #include "base/jobs/compile_cluster.hpp"
-#include "host/overrides/llvm_syspath.hpp"
 #include "base/layer/cmake_arguments.hpp"
 #include "base/layer/environment.hpp"
 #include "base/layer/wheel_version.hpp"
@@ -36,6 +37,7 @@
 #include "base/util/error.hpp"
 #include "base/util/numbers.hpp"
 #include "base/util/strings.hpp"
+#include "host/overrides/llvm_syspath.hpp"
 
 #include <pybind11/stl.h>
 #include <spdlog/spdlog.h>
@@ -368,8 +370,7 @@ void override_cmake_build(const OverrideContext& context) {
   py::object download = context.has("download_and_copy_dependencies")
                             ? context.upstream("download_and_copy_dependencies")
                             : py::object(py::cpp_function([] {}));
-  if (context.has("download_and_copy_dependencies") &&
-      !context.profile->build.upstream_downloads) {
+  if (context.has("download_and_copy_dependencies") && !context.profile->build.upstream_downloads) {
     // NVIDIA's toolchain is no part of the Ascend wheel: nothing fetched, for
     // upstream's own callers too.
     download = py::cpp_function(
