@@ -120,7 +120,6 @@ BUILD_VARIANTS = [("GSAN given", {"TRITON_APPEND_CMAKE_ARGS": "-DTRITON_GSAN_CLA
                   ("IR_TAG empty", {"ASCENDNPU_IR_TAG": ""}, False)]
 DISTRIBUTED = "third_party/ascend/Triton-distributed-ascend"
 PIN_380 = "7786ae06d5cf16fc232d3ccfeb4a18f5d6a9e26e"
-ON_VALUES = ("ON", "1", "YES", "TRUE", "Y")
 
 # cmake for the builds: `--version` says 3.28.3; every other call is appended
 # to $CMAKE_RECORD as a JSON line and succeeds. A configure call also runs
