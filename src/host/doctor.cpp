@@ -306,12 +306,13 @@ class Doctor {
           std::string(error.what()) + " ([llvm] hash_file" +
               (llvm.hash_key.empty() ? "" : ", hash_key") + " of the profile)");
     }
+    // `file` relative to the tree, or absolute.
     const auto holds_resolver = [&](const fs::path& file) {
       const auto text = read_whole_file(root_ / file);
       return text && text->find(kLlvmResolver) != std::string::npos;
     };
     if (llvm.resolved_by_setup_py()) {
-      if (!holds_resolver(setup_py_.lexically_relative(root_)) && holds_resolver(kUpstreamHelper)) {
+      if (!holds_resolver(setup_py_) && holds_resolver(kUpstreamHelper)) {
         add("llvm", "resolved-in-helper", kUpstreamHelper,
             std::string(kUpstreamHelper) +
                 " resolves the packages, not setup.py: CMake runs it as a process of its own, "
