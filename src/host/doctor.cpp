@@ -204,7 +204,7 @@ class Doctor {
         auto content =
             repo ? repo->committed_file(file.old_path) : read_whole_file(root_ / file.old_path);
         if (content && entry->crlf_to_lf) {
-          content = replace_all(*content, "\r\n", "\n");  // as the engine applies it
+          content = lf_line_endings(*content);  // as the engine applies it
         }
         for (const HunkResult& hunk : failing_hunks(file, content)) {
           unfit.insert(file.path);

@@ -12,6 +12,10 @@ namespace ascend_setup {
 // replacement not searched again).
 std::string replace_all(std::string text, const std::string& from, const std::string& to);
 
+// `text` with every CRLF made LF (a nested patch's crlf_to_lf: what the patch
+// engine applies to and what the doctor checks hunks against).
+std::string lf_line_endings(std::string text);
+
 // Each `{NAME}` in `text` replaced by values[NAME] (the profile's templates,
 // e.g. "{HITEST_HOME}/bin").
 std::string expand_placeholders(std::string text, const std::map<std::string, std::string>& values);

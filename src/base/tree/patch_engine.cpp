@@ -66,11 +66,9 @@ GitApplyResult apply_patch(const fs::path& scratch, const PatchText& patch,
                    {direction, action, std::move(only), patch.checkout});
 }
 
-// `text` with every CRLF made LF.
-std::string lf(const std::string& text) { return replace_all(text, "\r\n", "\n"); }
-
+// lf_line_endings of a content that may be absent.
 std::optional<std::string> lf(const std::optional<std::string>& text) {
-  return text ? std::optional(lf(*text)) : std::nullopt;
+  return text ? std::optional(lf_line_endings(*text)) : std::nullopt;
 }
 
 }  // namespace
@@ -245,7 +243,7 @@ void PatchEngine::copy_files(Analysis& analysis, const std::vector<Patch>& wante
       const auto bytes = read_whole_file(tree_root_ / file);
       if (bytes && bytes->find("\r\n") != std::string::npos) {
         analysis.crlf_originals[file] = *bytes;
-        write_whole_file(scratch / file, lf(*bytes));
+        write_whole_file(scratch / file, lf_line_endings(*bytes));
       }
     }
   }
@@ -271,7 +269,7 @@ void PatchEngine::restore_line_endings(const Analysis& analysis) const {
       originals.push_back(repo->committed_file(file));
     }
     for (const auto& original : originals) {
-      if (original && *original != *result && lf(*original) == *result) {
+      if (original && *original != *result && lf_line_endings(*original) == *result) {
         write_whole_file(scratch / file, *original);
         break;
       }
@@ -428,8 +426,9 @@ PatchOutcome PatchEngine::reconcile(const std::vector<Patch>& wanted, bool force
         throw Error("--force-patches: " + file + " is not in the committed tree (HEAD)",
                     ErrorKind::bad_input);
       }
-      write_whole_file(scratch / file,
-                       analysis.lf_files.count(file) != 0 ? lf(*committed) : *committed);
+      write_whole_file(scratch / file, analysis.lf_files.count(file) != 0
+                                           ? lf_line_endings(*committed)
+                                           : *committed);
       for (const auto& patch : wanted) {
         if (patch.touches(file) &&
             !apply_patch(scratch, patch, ApplyDirection::forward, ApplyAction::write, {file}).ok) {

@@ -11,6 +11,8 @@ std::string replace_all(std::string text, const std::string& from, const std::st
   return text;
 }
 
+std::string lf_line_endings(std::string text) { return replace_all(std::move(text), "\r\n", "\n"); }
+
 std::string expand_placeholders(std::string text,
                                 const std::map<std::string, std::string>& values) {
   for (const auto& [name, value] : values) {
