@@ -75,6 +75,13 @@ class StagedReplacement {
 // it moves aside (the same, then "-old").
 bool is_staged_name(std::string_view name);
 
+// `link` made a symbolic link to `target` in one rename: a link made beside
+// it under a staged name (".<link name>.ascend-setup-link-<pid>") renamed
+// over it, so a reader never finds it missing; nothing is done when it points
+// there already. `link` must be absent or a symbolic link (a caller leaves
+// anything else alone). Failed system calls throw Error (system_error.hpp).
+void point_symlink_at(const std::filesystem::path& link, const std::filesystem::path& target);
+
 // Syncs a directory's entries (fsync of the directory itself).
 void sync_directory(const std::filesystem::path& directory);
 

@@ -38,9 +38,4 @@ struct LlvmSyspathInputs {
 std::optional<std::filesystem::path> resolve_llvm_syspath(const Profile& profile,
                                                           const LlvmSyspathInputs& inputs);
 
-// `link` made a symbolic link to `target` in one step (a link beside it,
-// renamed over it): a reader never finds it missing. A directory in its way
-// (not a link) is left, with a warning.
-void point_link_at(const std::filesystem::path& link, const std::filesystem::path& target);
-
 }  // namespace ascend_setup

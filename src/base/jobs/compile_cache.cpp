@@ -7,6 +7,7 @@
 #include "base/util/executable_search.hpp"
 #include "base/util/numbers.hpp"
 #include "base/util/shown_url.hpp"
+#include "base/util/staged_replacement.hpp"
 #include "base/util/strings.hpp"
 #include "base/util/system_error.hpp"
 #include "base/util/tcp_probe.hpp"
@@ -55,22 +56,6 @@ std::optional<fs::path> under(const fs::path& path, const fs::path& root) {
   return relative;
 }
 
-// `link` pointing at `target`, replaced when it points elsewhere (the build
-// lock is held: no other run of this tree makes it at the same time).
-void make_link(const fs::path& link, const fs::path& target) {
-  std::error_code ec;
-  if (fs::is_symlink(fs::symlink_status(link, ec)) && fs::read_symlink(link, ec) == target) {
-    return;
-  }
-  try {
-    fs::create_directories(link.parent_path());
-    fs::remove(link);
-    fs::create_directory_symlink(target, link);
-  } catch (const fs::filesystem_error& error) {
-    throw system_error(error);
-  }
-}
-
 // `value` given through a link in the build directory (where the configure
 // call and every compile run) when it is a path under TRITON_HOME or HOME and
 // not in the tree: `link_dir`/<first component under the root> points at
@@ -109,7 +94,8 @@ std::string linked_value(const CompileCache& cache, const std::string& value,
     if (fs::exists(status) && !fs::is_symlink(status)) {
       return value;
     }
-    make_link(link, target);
+    // The build lock is held: no other run of this tree makes it at the same time.
+    point_symlink_at(link, target);
     made[first] = target;
     return (link / relative->lexically_relative(first)).lexically_normal().string();
   }

@@ -105,6 +105,24 @@ bool is_staged_name(std::string_view name) {
 
 void sync_directory(const fs::path& directory) { sync_one(directory, true); }
 
+void point_symlink_at(const fs::path& link, const fs::path& target) {
+  std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(link, ec)) && fs::read_symlink(link, ec) == target && !ec) {
+    return;
+  }
+  const fs::path staged =
+      link.parent_path() / (staged_prefix(link, "link") + std::to_string(::getpid()));
+  try {
+    fs::create_directories(link.parent_path());
+    fs::remove(staged);
+    fs::create_directory_symlink(target, staged);
+    fs::rename(staged, link);
+  } catch (const fs::filesystem_error& error) {
+    fs::remove(staged, ec);
+    throw system_error(error);
+  }
+}
+
 StagedReplacement::StagedReplacement(const HeldLock& held, fs::path target, const std::string& what)
     : target_(without_trailing_slash(std::move(target))) {
   staged_ = target_.parent_path() / (staged_prefix(target_, what) + std::to_string(::getpid()));

@@ -4,10 +4,9 @@
 #include "base/download/package_fetch.hpp"
 #include "base/layer/llvm_package.hpp"
 #include "base/util/error.hpp"
+#include "base/util/staged_replacement.hpp"
 
 #include <spdlog/spdlog.h>
-
-#include <unistd.h>
 
 #include <system_error>
 #include <variant>
@@ -15,23 +14,6 @@
 namespace fs = std::filesystem;
 
 namespace ascend_setup {
-
-void point_link_at(const fs::path& link, const fs::path& target) {
-  std::error_code ec;
-  const fs::file_status status = fs::symlink_status(link, ec);
-  if (fs::is_symlink(status) && fs::read_symlink(link, ec) == target && !ec) {
-    return;
-  }
-  if (fs::exists(status) && !fs::is_symlink(status)) {
-    spdlog::warn("{} is not a symbolic link: left as it is (it would point at {})", link.string(),
-                 target.string());
-    return;
-  }
-  const fs::path staged = link.string() + ".link." + std::to_string(::getpid());
-  fs::remove(staged, ec);
-  fs::create_directory_symlink(target, staged);
-  fs::rename(staged, link);
-}
 
 std::optional<fs::path> resolve_llvm_syspath(const Profile& profile,
                                              const LlvmSyspathInputs& inputs) {
@@ -71,8 +53,15 @@ std::optional<fs::path> resolve_llvm_syspath(const Profile& profile,
     fetch_package(spec, options, lock);
   }
   const fs::path directory = package_directory(spec);
-  if (!package->sym_name.empty()) {
-    point_link_at(spec.root_dir / package->sym_name, directory);
+  if (const fs::path link = spec.root_dir / package->sym_name; !package->sym_name.empty()) {
+    std::error_code ec;
+    const fs::file_status status = fs::symlink_status(link, ec);
+    if (fs::exists(status) && !fs::is_symlink(status)) {
+      spdlog::warn("{} is not a symbolic link: left as it is (it would point at {})", link.string(),
+                   directory.string());
+    } else {
+      point_symlink_at(link, directory);  // upstream's stable link
+    }
   }
   spdlog::info("LLVM: {}", directory.string());
   return directory;
